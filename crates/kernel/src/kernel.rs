@@ -1,0 +1,415 @@
+//! The kernel as a value: the silo state that holds the logger array, the GUID table and the
+//! process table (`EtwpLoggerContext[]`, `EtwpGuidHashTable`, the client-ID table).
+//!
+//! # Locking
+//!
+//! Two locks, always taken in this order:
+//!
+//! 1. `control` — a re-entrant mutex that serialises control operations (StartTrace,
+//!    ControlTrace, EnableTraceEx2, EventRegister/Unregister) *including the enable callbacks
+//!    they cause*, so callbacks are delivered in the order of the operations that caused them
+//!    and an operation returns only after its callbacks ran (PRV-18's synchronous enable). It
+//!    is re-entrant because a callback may itself call a control API.
+//! 2. `state` — a plain mutex over [`State`], held only while tables are read or changed,
+//!    never while a callback runs.
+//!
+//! The event path takes neither: it reads each registration's cached enable word and its
+//! route table, which are rebuilt under `state` (see `provider`).
+
+use crate::process::{Process, ProcessRecord, ProcessSpec, Token};
+use crate::provider::{GuidEntry, Pending};
+use crate::session::LoggerContext;
+use crate::{Error, Result};
+use etwsim_types::Guid;
+use parking_lot::{Mutex, ReentrantMutex};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// How the kernel runs: with real threads and clocks, or stepped and reproducible.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ExecutionMode {
+    /// Real monotonic clocks and one logger thread per session; random GUIDs.
+    Threaded,
+    /// Virtual clock, no threads, GUIDs from a generator seeded with `seed`: the same
+    /// program gives the same results every run.
+    Deterministic {
+        /// Seed of the GUID generator.
+        seed: u64,
+    },
+}
+
+/// The kernel's fixed parameters (the "boot configuration").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelConfig {
+    /// `EtwMaxLoggers`: running non-private sessions at once, 32..=256 (SES-01).
+    pub max_loggers: u32,
+    /// Simulated logical processors.
+    pub cpus: u16,
+    /// Threaded or deterministic.
+    pub mode: ExecutionMode,
+    /// BufferSize used when a session passes 0 (SES-58): 64 KB.
+    pub default_buffer_size_kb: u32,
+    /// The internal cap on Minimum/MaximumBuffers (SES-59, SES-60): 1024.
+    pub max_buffers_cap: u32,
+    /// Free bytes on the simulated disk, for StartTrace's ERROR_DISK_FULL check (SES-27).
+    pub disk_free_bytes: u64,
+}
+
+/// Builds a [`Kernel`].
+#[must_use]
+#[derive(Clone, Debug)]
+pub struct KernelBuilder {
+    config: KernelConfig,
+}
+
+impl KernelBuilder {
+    /// `EtwMaxLoggers` (32..=256, default 64).
+    pub fn max_loggers(mut self, n: u32) -> Self {
+        self.config.max_loggers = n;
+        self
+    }
+    /// Simulated CPUs (1..=256, default 4).
+    pub fn cpus(mut self, n: u16) -> Self {
+        self.config.cpus = n;
+        self
+    }
+    /// Deterministic mode with this seed.
+    pub fn deterministic(mut self, seed: u64) -> Self {
+        self.config.mode = ExecutionMode::Deterministic { seed };
+        self
+    }
+    /// Threaded mode (the default).
+    pub fn threaded(mut self) -> Self {
+        self.config.mode = ExecutionMode::Threaded;
+        self
+    }
+    /// The BufferSize used for 0 (KB).
+    pub fn default_buffer_size_kb(mut self, kb: u32) -> Self {
+        self.config.default_buffer_size_kb = kb;
+        self
+    }
+    /// The internal cap on a session's buffer count.
+    pub fn max_buffers_cap(mut self, n: u32) -> Self {
+        self.config.max_buffers_cap = n;
+        self
+    }
+    /// Free space on the simulated disk.
+    pub fn disk_free_bytes(mut self, bytes: u64) -> Self {
+        self.config.disk_free_bytes = bytes;
+        self
+    }
+
+    /// Boots the kernel: the System process (PID 4) exists, nothing else.
+    ///
+    /// # Errors
+    /// `ERROR_INVALID_PARAMETER` if `max_loggers` is outside 32..=256, `cpus` outside
+    /// 1..=256, the default buffer size outside 4..=16384 KB or the buffer cap is 0.
+    pub fn build(self) -> Result<Kernel> {
+        let c = &self.config;
+        if !(32..=256).contains(&c.max_loggers) {
+            return Err(Error::invalid(format!(
+                "EtwMaxLoggers {} is outside 32..=256",
+                c.max_loggers
+            )));
+        }
+        if !(1..=256).contains(&c.cpus) {
+            return Err(Error::invalid(format!(
+                "{} CPUs: 1 to 256 are supported",
+                c.cpus
+            )));
+        }
+        if !(4..=16384).contains(&c.default_buffer_size_kb) || c.max_buffers_cap == 0 {
+            return Err(Error::invalid(
+                "default buffer size or buffer cap out of range",
+            ));
+        }
+        let seed = match c.mode {
+            ExecutionMode::Deterministic { seed } => seed,
+            ExecutionMode::Threaded => {
+                use std::hash::{BuildHasher, Hasher};
+                let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+                h.write_u128(
+                    std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map(|d| d.as_nanos())
+                        .unwrap_or(0),
+                );
+                h.finish()
+            }
+        };
+        let mut state = State {
+            loggers: vec![None; c.max_loggers as usize + 2],
+            private_loggers: BTreeMap::new(),
+            system_loggers: [None; crate::session::MAX_SYSTEM_LOGGERS],
+            generation: 0,
+            max_loggers: c.max_loggers,
+            max_buffers_cap: c.max_buffers_cap,
+            disk_free: c.disk_free_bytes,
+            rng: SplitMix64(seed),
+            processes: BTreeMap::new(),
+            live_pids: HashMap::new(),
+            next_client_id: 8,
+            next_start_key: 1,
+            guids: BTreeMap::new(),
+            next_reg_id: 1,
+            enable_seq: 0,
+        };
+        let system = state.add_process(ProcessSpec::new("System", Token::local_system()).pid(4))?;
+        Ok(Kernel {
+            inner: Arc::new(KernelInner {
+                config: self.config,
+                control: ReentrantMutex::new(()),
+                state: Mutex::new(state),
+                system,
+            }),
+        })
+    }
+}
+
+/// A simulated machine's ETW: every test builds its own. Cheap to clone (an `Arc`).
+#[derive(Clone)]
+pub struct Kernel {
+    pub(crate) inner: Arc<KernelInner>,
+}
+
+impl std::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kernel")
+            .field("config", &self.inner.config)
+            .finish_non_exhaustive()
+    }
+}
+
+pub(crate) struct KernelInner {
+    pub(crate) config: KernelConfig,
+    pub(crate) control: ReentrantMutex<()>,
+    pub(crate) state: Mutex<State>,
+    /// (start key, pid) of the System process.
+    system: (u64, u32),
+}
+
+/// SplitMix64: a tiny, well-known generator; seeded, it makes GUIDs reproducible.
+#[derive(Clone, Debug)]
+pub(crate) struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A random RFC 4122 version-4 GUID.
+    pub(crate) fn next_guid(&mut self) -> Guid {
+        let v = (u128::from(self.next_u64()) << 64) | u128::from(self.next_u64());
+        let v = (v & !(0xF << 76)) | (0x4 << 76); // version 4
+        let v = (v & !(0x3 << 62)) | (0x2 << 62); // RFC 4122 variant
+        Guid::from_u128(v)
+    }
+}
+
+/// The kernel's tables. See the module docs for who may hold the lock and when.
+pub(crate) struct State {
+    /// Non-private sessions by logger id; index 0 unused, 1 is the Global Logger's.
+    pub(crate) loggers: Vec<Option<Arc<LoggerContext>>>,
+    /// Private sessions by logger id.
+    pub(crate) private_loggers: BTreeMap<u16, Arc<LoggerContext>>,
+    /// `EtwpSystemLogger[8]`: logger ids of the system loggers (SES-06, SES-07).
+    pub(crate) system_loggers: [Option<u16>; crate::session::MAX_SYSTEM_LOGGERS],
+    /// Sessions started so far; the high bits of every session handle.
+    pub(crate) generation: u64,
+    pub(crate) max_loggers: u32,
+    pub(crate) max_buffers_cap: u32,
+    pub(crate) disk_free: u64,
+    pub(crate) rng: SplitMix64,
+    /// Every process ever started, by start key.
+    pub(crate) processes: BTreeMap<u64, ProcessRecord>,
+    /// PID → start key of the live process with that PID.
+    pub(crate) live_pids: HashMap<u32, u64>,
+    next_client_id: u32,
+    next_start_key: u64,
+    /// `ETW_GUID_ENTRY` table.
+    pub(crate) guids: BTreeMap<Guid, GuidEntry>,
+    pub(crate) next_reg_id: u64,
+    /// Counts EnableTraceEx2 calls; orders "last one wins" for classic providers (PRV-22).
+    pub(crate) enable_seq: u64,
+}
+
+impl State {
+    /// The next free process or thread id (multiples of 4).
+    pub(crate) fn next_client_id(&mut self) -> u32 {
+        loop {
+            let id = self.next_client_id;
+            self.next_client_id = self.next_client_id.wrapping_add(4).max(8);
+            if !self.live_pids.contains_key(&id) {
+                return id;
+            }
+        }
+    }
+
+    pub(crate) fn add_process(&mut self, spec: ProcessSpec) -> Result<(u64, u32)> {
+        if spec.image_name.is_empty() {
+            return Err(Error::invalid("a process needs an image name"));
+        }
+        let pid = match spec.pid {
+            Some(p) if p == 0 || p % 4 != 0 => {
+                return Err(Error::invalid(format!(
+                    "PID {p}: PIDs are non-zero multiples of 4"
+                )));
+            }
+            Some(p) if self.live_pids.contains_key(&p) => {
+                return Err(Error::invalid(format!("PID {p} belongs to a live process")));
+            }
+            Some(p) => p,
+            None => self.next_client_id(),
+        };
+        let key = self.next_start_key;
+        self.next_start_key += 1;
+        self.processes.insert(
+            key,
+            ProcessRecord {
+                pid,
+                start_key: key,
+                image_name: spec.image_name,
+                token: spec.token,
+                package_id: spec.package_id,
+                package_app_id: spec.package_app_id,
+                inprivate: spec.inprivate,
+                exited: false,
+                registrations: 0,
+                private_sessions: 0,
+                private_in_proc_sessions: 0,
+            },
+        );
+        self.live_pids.insert(pid, key);
+        Ok((key, pid))
+    }
+}
+
+impl Kernel {
+    /// A builder with the defaults: 64 loggers, 4 CPUs, threaded.
+    pub fn builder() -> KernelBuilder {
+        KernelBuilder {
+            config: KernelConfig {
+                max_loggers: 64,
+                cpus: 4,
+                mode: ExecutionMode::Threaded,
+                default_buffer_size_kb: 64,
+                max_buffers_cap: 1024,
+                disk_free_bytes: u64::MAX,
+            },
+        }
+    }
+
+    /// The boot configuration.
+    pub fn config(&self) -> &KernelConfig {
+        &self.inner.config
+    }
+
+    /// Simulated CPUs.
+    pub fn cpu_count(&self) -> u16 {
+        self.inner.config.cpus
+    }
+
+    /// `true` in deterministic mode.
+    pub fn is_deterministic(&self) -> bool {
+        matches!(self.inner.config.mode, ExecutionMode::Deterministic { .. })
+    }
+
+    /// The System process (PID 4, LocalSystem): the default caller of control operations.
+    pub fn system_process(&self) -> Process {
+        Process {
+            kernel: self.clone(),
+            start_key: self.inner.system.0,
+            pid: self.inner.system.1,
+        }
+    }
+
+    /// Starts a simulated process.
+    ///
+    /// # Errors
+    /// `ERROR_INVALID_PARAMETER` for an empty image name or a PID that is not a free
+    /// non-zero multiple of 4.
+    pub fn spawn_process(&self, spec: ProcessSpec) -> Result<Process> {
+        let (start_key, pid) = self.with_state_mut(|s| s.add_process(spec))?;
+        Ok(Process {
+            kernel: self.clone(),
+            start_key,
+            pid,
+        })
+    }
+
+    /// Shorthand: a process running `image_name` as `token`.
+    ///
+    /// # Errors
+    /// As [`Kernel::spawn_process`].
+    pub fn spawn(&self, image_name: &str, token: Token) -> Result<Process> {
+        self.spawn_process(ProcessSpec::new(image_name, token))
+    }
+
+    /// The live process with this PID, if any.
+    pub fn process(&self, pid: u32) -> Option<Process> {
+        let key = self.with_state(|s| s.live_pids.get(&pid).copied())?;
+        Some(Process {
+            kernel: self.clone(),
+            start_key: key,
+            pid,
+        })
+    }
+
+    pub(crate) fn exit_process(&self, key: u64) {
+        if key == self.inner.system.0 {
+            return; // the System process never exits
+        }
+        let _ = self.control(|s: &mut State| {
+            let pid = match s.processes.get_mut(&key) {
+                Some(p) if !p.exited => {
+                    p.exited = true;
+                    p.pid
+                }
+                _ => return Ok(((), Vec::new())),
+            };
+            s.live_pids.remove(&pid);
+            s.drop_process_registrations(key);
+            let private: Vec<_> = s
+                .private_loggers
+                .values()
+                .filter(|l| l.private_owner == Some(key))
+                .cloned()
+                .collect();
+            for ctx in private {
+                let _ = s.disable_everywhere(&ctx);
+                s.private_loggers.remove(&ctx.logger_id());
+                ctx.state.store(2, std::sync::atomic::Ordering::Release);
+            }
+            Ok(((), Vec::new()))
+        });
+    }
+
+    pub(crate) fn with_state<R>(&self, f: impl FnOnce(&State) -> R) -> R {
+        f(&self.inner.state.lock())
+    }
+
+    pub(crate) fn with_state_mut<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
+        f(&mut self.inner.state.lock())
+    }
+
+    /// Runs one control operation: `f` changes the tables under the state lock and returns
+    /// the callbacks it caused, which then run in order with only the control lock held.
+    pub(crate) fn control<R>(
+        &self,
+        f: impl FnOnce(&mut State) -> Result<(R, Vec<Pending>)>,
+    ) -> Result<R> {
+        let _serial = self.inner.control.lock();
+        let (r, pending) = {
+            let mut s = self.inner.state.lock();
+            f(&mut s)?
+        };
+        for p in pending {
+            p.deliver();
+        }
+        Ok(r)
+    }
+}

@@ -1,0 +1,58 @@
+//! The etwsim engine: the kernel side of Event Tracing for Windows as a Rust value.
+//!
+//! | etwsim | Windows | what it holds |
+//! |---|---|---|
+//! | [`Kernel`] | the silo's ETW state (`EtwpLoggerContext[]`, GUID table) | logger slots, GUID entries, processes |
+//! | [`LoggerContext`] / [`Session`] | `WMI_LOGGER_CONTEXT` / a `TRACEHANDLE` | one session's settings, counters, state |
+//! | [`GuidEntry`] | `ETW_GUID_ENTRY` | a provider GUID's 8 enable slots and its registrations |
+//! | [`RegEntry`] / [`Provider`] | `ETW_REG_ENTRY` / a `REGHANDLE` | one registration and its cached enable word |
+//! | [`EnableParams`] | `ENABLE_TRACE_PARAMETERS` + level/keywords | one EnableTraceEx2 call |
+//! | [`EventFilter`] | `EVENT_FILTER_DESCRIPTOR` | one filter |
+//! | [`Process`], [`Thread`], [`Token`] | `EPROCESS`, `ETHREAD`, access token | who writes and who controls |
+//!
+//! Nothing is global: every [`Kernel`] is its own simulated machine.
+//!
+//! ```
+//! use etwsim_kernel::{EnableParams, Kernel, Token};
+//! use etwsim_types::{Guid, Keyword, Level};
+//!
+//! let kernel = Kernel::builder().deterministic(1).build()?;
+//! let app = kernel.spawn("app.exe", Token::user("alice"))?;
+//! let guid: Guid = "{b3864c38-4273-58c5-545b-8b3608343471}".parse().unwrap();
+//! let provider = app.register_provider(guid)?;
+//! assert!(!provider.is_enabled());
+//!
+//! let session = kernel.session("demo").start()?;
+//! session.enable(guid, &EnableParams::new().level(Level::WARNING).any(0x10))?;
+//! assert!(provider.is_enabled_for(Level::ERROR, Keyword(0x10)));
+//! assert!(!provider.is_enabled_for(Level::VERBOSE, Keyword(0x10)));
+//! session.stop()?;
+//! assert!(!provider.is_enabled());
+//! # Ok::<(), etwsim_kernel::Error>(())
+//! ```
+#![forbid(unsafe_code)]
+
+mod error;
+pub mod filter;
+mod kernel;
+mod process;
+mod provider;
+mod session;
+
+pub use error::{Error, Result};
+pub use filter::{EventFilter, EventView, FilterSet, NameFilter, SlotFilter};
+pub use kernel::{ExecutionMode, Kernel, KernelBuilder, KernelConfig};
+pub use process::{Groups, Process, ProcessSpec, Thread, Token};
+pub use provider::{
+    ClassicCallback, ClassicNotification, ClassicProvider, ENABLE_SLOTS, EnableCallback,
+    EnableNotification, EnableParams, EnableState, GuidEntry, MAX_REGISTRATIONS_PER_PROCESS,
+    Provider, ProviderInstanceInfo, RegEntry, TRACE_PROVIDER_FLAG_LEGACY,
+    TRACE_PROVIDER_FLAG_PRE_ENABLE, TraceGuidInfo, WMI_CAPTURE_STATE, WMI_DISABLE_EVENTS,
+    WMI_ENABLE_EVENTS,
+};
+pub use session::{
+    CKCL_NAME, GLOBAL_LOGGER_NAME, KERNEL_LOGGER_NAME, LoggerContext, MAX_BUFFER_SIZE_KB,
+    MAX_NAME_CHARS, MAX_PRIVATE_IN_PROC_SESSIONS, MAX_PRIVATE_SESSIONS, MAX_SYSTEM_LOGGERS,
+    MIN_BUFFER_SIZE_KB, Session, SessionBuilder, SessionConfig, SessionProperties, SessionUpdate,
+    Target, TraceHandle, UNLIMITED_FILE_RESERVE, WMI_GLOBAL_LOGGER_ID,
+};

@@ -1,0 +1,1143 @@
+//! Providers: `ETW_GUID_ENTRY` ([`GuidEntry`]) with its 8 enable slots, `ETW_REG_ENTRY`
+//! ([`RegEntry`], public handle [`Provider`]) with its cached enable word, enable callbacks,
+//! and EnableTraceEx2 (PRV-01…PRV-36).
+//!
+//! # The cached enable word (the fast path)
+//!
+//! Like `tracing`'s per-callsite interest, every registration caches what the enable slots
+//! of its GUID mean *for it*, in three atomics written by one cold function ([`rebuild`])
+//! under the kernel's state lock and read with `Relaxed` loads on the hot path:
+//!
+//! * `word`: bits 0–7 the enable mask (one bit per slot whose session enables this
+//!   registration, after scope filters), bits 8–15 the composite effective level (the most
+//!   verbose of those sessions, FLT-02 applied), bit 16 "some session takes keyword-0 events"
+//!   (FLT-07). Zero exactly when no session wants the provider.
+//! * `any`, `all`: the composite keywords (PRV-12, with FLT-05 and FLT-06 applied).
+//!
+//! `is_enabled()` is one load and a compare (P1); `is_enabled_for(level, keyword)` adds a
+//! shift, a compare and two more loads (P2). The test is conservative (PRV-30): the per-session
+//! predicate ([`crate::filter::session_accepts`]) decides for real.
+//!
+//! # Callbacks
+//!
+//! A control operation computes each registration's state before and after, and queues one
+//! notification per registration whose view changed or that the operation concerns; the
+//! kernel delivers them after releasing its state lock (see `kernel`'s locking notes). The
+//! values are the composite of PRV-11/12/13: the callback sees level 255 for a session at
+//! level 0 and all-ones for a session with MatchAnyKeyword 0 (the project's choice for the
+//! open question of PRV-11/12), so a provider that filters with them never drops an event a
+//! session would take.
+
+use crate::filter::{
+    EventFilter, EventView, FilterSet, SlotFilter, effective_all, effective_any, effective_level,
+    session_accepts,
+};
+use crate::kernel::{Kernel, State};
+use crate::process::{Process, ProcessRecord};
+use crate::session::{LoggerContext, Session, Target, TraceHandle};
+use crate::{Error, Result};
+use arc_swap::ArcSwap;
+use etwsim_types::{
+    ControlCode, EnableInfo, EnableProperty, EventDescriptor, Guid, Keyword, Level,
+};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// Enable slots per GUID entry: at most 8 sessions per modern provider (PRV-21).
+pub const ENABLE_SLOTS: usize = 8;
+/// Registrations one process may hold (PRV-04).
+pub const MAX_REGISTRATIONS_PER_PROCESS: u32 = 1024;
+/// `TRACE_PROVIDER_FLAG_LEGACY`: a RegisterTraceGuids registration (PRV-06).
+pub const TRACE_PROVIDER_FLAG_LEGACY: u32 = 0x1;
+/// `TRACE_PROVIDER_FLAG_PRE_ENABLE`: enabled before any registration (PRV-06).
+pub const TRACE_PROVIDER_FLAG_PRE_ENABLE: u32 = 0x2;
+/// `WMI_ENABLE_EVENTS`: classic control callback request (PRV-23).
+pub const WMI_ENABLE_EVENTS: u32 = 4;
+/// `WMI_DISABLE_EVENTS` (PRV-23).
+pub const WMI_DISABLE_EVENTS: u32 = 5;
+/// `WMI_CAPTURE_STATE` (PRV-23).
+pub const WMI_CAPTURE_STATE: u32 = 10;
+
+const MASK: u64 = 0xff;
+const KW0: u64 = 1 << 16;
+
+/// What an enable callback receives (`PENABLECALLBACK`'s arguments, PRV-09).
+#[doc(alias = "PENABLECALLBACK")]
+#[doc(alias = "EnableCallback")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnableNotification {
+    /// `SourceId`: the controller's SourceId, or GUID_NULL for a pre-enable, a stopping
+    /// session or a controller that gave none (PRV-14).
+    pub source_id: Guid,
+    /// `IsEnabled`: the provider's aggregate state, or CAPTURE_STATE (PRV-09, PRV-10).
+    pub is_enabled: ControlCode,
+    /// Composite `Level` (PRV-11).
+    pub level: Level,
+    /// Composite `MatchAnyKeyword` (PRV-12).
+    pub match_any_keyword: Keyword,
+    /// Composite `MatchAllKeyword` (PRV-12).
+    pub match_all_keyword: Keyword,
+    /// `FilterData`: the chain of schematized filters, one per session that gave one, each an
+    /// `EVENT_FILTER_HEADER` whose InstanceId is that session's enable-slot number and whose
+    /// NextOffset links the next (PRV-15). `None` when no session gave one.
+    pub filter_data: Option<Vec<u8>>,
+}
+
+impl EnableNotification {
+    /// The schematized filters of `filter_data`: (InstanceId, the whole block).
+    pub fn schematized_filters(&self) -> Vec<(u64, &[u8])> {
+        let mut out = Vec::new();
+        let Some(data) = &self.filter_data else {
+            return out;
+        };
+        let mut off = 0usize;
+        while off + 24 <= data.len() {
+            let block = &data[off..];
+            let instance = u64::from_le_bytes(block[8..16].try_into().unwrap_or_default());
+            let size = u32::from_le_bytes(block[16..20].try_into().unwrap_or_default()) as usize;
+            let next = u32::from_le_bytes(block[20..24].try_into().unwrap_or_default()) as usize;
+            out.push((instance, &block[..size.min(block.len())]));
+            if next == 0 {
+                break;
+            }
+            off += next;
+        }
+        out
+    }
+}
+
+/// An enable callback: called synchronously, in order, outside the kernel's table lock.
+pub type EnableCallback = Arc<dyn Fn(&EnableNotification) + Send + Sync>;
+
+/// What a classic provider's `WMIDPREQUEST` control callback receives (PRV-23).
+#[doc(alias = "WMIDPREQUEST")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClassicNotification {
+    /// `WMI_ENABLE_EVENTS` (4), `WMI_DISABLE_EVENTS` (5) or `WMI_CAPTURE_STATE` (10).
+    pub request_code: u32,
+    /// What `GetTraceLoggerHandle` returns: the session that owns the provider.
+    pub logger_handle: TraceHandle,
+    /// What `GetTraceEnableLevel` returns.
+    pub enable_level: Level,
+    /// What `GetTraceEnableFlags` returns: the low 32 bits of MatchAnyKeyword.
+    pub enable_flags: u32,
+}
+
+/// A classic provider's control callback.
+pub type ClassicCallback = Arc<dyn Fn(&ClassicNotification) + Send + Sync>;
+
+pub(crate) enum RegKind {
+    Modern(Option<EnableCallback>),
+    Classic(Option<ClassicCallback>),
+}
+
+/// One enabled session as the event path sees it from a registration.
+#[derive(Debug)]
+pub(crate) struct Route {
+    pub(crate) slot: u8,
+    pub(crate) logger: Arc<LoggerContext>,
+    pub(crate) filter: Arc<SlotFilter>,
+}
+
+/// `ETW_REG_ENTRY`: one registration of a provider GUID in one process.
+#[doc(alias = "ETW_REG_ENTRY")]
+pub struct RegEntry {
+    /// Packed enable mask, composite level, keyword-0 bit. Written by `rebuild` under the
+    /// state lock (after `any` and `all`), read `Relaxed` by the fast path.
+    word: AtomicU64,
+    /// Composite effective MatchAnyKeyword. Same writer and readers as `word`.
+    any: AtomicU64,
+    /// Composite effective MatchAllKeyword. Same writer and readers as `word`.
+    all: AtomicU64,
+    /// The sessions this registration currently feeds, in slot order; swapped whole by
+    /// `rebuild`, loaded without a lock by the event path.
+    pub(crate) routes: ArcSwap<Vec<Route>>,
+    /// Cleared by unregister; a cleared registration gets no more callbacks (PRV-08).
+    registered: AtomicBool,
+    pub(crate) id: u64,
+    pub(crate) guid: Guid,
+    pub(crate) pid: u32,
+    pub(crate) process_key: u64,
+    kind: RegKind,
+}
+
+impl std::fmt::Debug for RegEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegEntry")
+            .field("id", &self.id)
+            .field("guid", &self.guid)
+            .field("pid", &self.pid)
+            .field(
+                "word",
+                &format_args!("{:#x}", self.word.load(Ordering::Relaxed)),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl RegEntry {
+    fn is_classic(&self) -> bool {
+        matches!(self.kind, RegKind::Classic(_))
+    }
+
+    fn mask(&self) -> u8 {
+        (self.word.load(Ordering::Relaxed) & MASK) as u8
+    }
+}
+
+/// The configuration one EnableTraceEx2 call left in a slot.
+#[derive(Debug)]
+pub(crate) struct EnableConfig {
+    pub(crate) filter: Arc<SlotFilter>,
+    pub(crate) source_id: Guid,
+    seq: u64,
+    /// Start keys of the processes a PID filter matched at enable time (FLT-16).
+    pid_scope: Option<Vec<u64>>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct SlotEntry {
+    pub(crate) logger: Arc<LoggerContext>,
+    pub(crate) cfg: Arc<EnableConfig>,
+}
+
+/// `ETW_GUID_ENTRY`: a provider GUID's 8 enable slots and its registrations.
+#[doc(alias = "ETW_GUID_ENTRY")]
+#[derive(Debug, Default)]
+pub struct GuidEntry {
+    pub(crate) slots: [Option<SlotEntry>; ENABLE_SLOTS],
+    pub(crate) regs: Vec<Arc<RegEntry>>,
+}
+
+impl GuidEntry {
+    fn slot_of(&self, h: TraceHandle) -> Option<usize> {
+        self.slots
+            .iter()
+            .position(|s| s.as_ref().is_some_and(|s| s.logger.handle == h))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.regs.is_empty() && self.slots.iter().all(Option::is_none)
+    }
+}
+
+/// Does slot `s` enable registration `reg` of process `p`? Private sessions see only their
+/// own process (SES-42); scope filters narrow the rest (FLT-16, FLT-17).
+fn slot_applies(s: &SlotEntry, reg: &RegEntry, p: Option<&ProcessRecord>) -> bool {
+    if let Some(owner) = s.logger.private_owner {
+        if owner != reg.process_key {
+            return false;
+        }
+    }
+    if reg.is_classic() {
+        return true; // FLT-27: no scope filtering for classic providers
+    }
+    if let Some(keys) = &s.cfg.pid_scope {
+        if !keys.contains(&reg.process_key) {
+            return false;
+        }
+    }
+    let f = &s.cfg.filter.filters;
+    let Some(p) = p else { return !f.has_scope() };
+    let matches = |list: &Option<Vec<String>>, value: Option<&str>| match list {
+        None => true,
+        Some(names) => value.is_some_and(|v| names.contains(&v.to_uppercase())),
+    };
+    matches(&f.executable_names, Some(p.file_name()))
+        && matches(&f.package_ids, p.package_id.as_deref())
+        && matches(&f.package_app_ids, p.package_app_id.as_deref())
+}
+
+/// The slots that enable `reg`, as a bit mask. For a classic registration only the most
+/// recent enabler counts: classic providers log to one session, the last one wins (PRV-22).
+fn applicable(entry: &GuidEntry, reg: &RegEntry, p: Option<&ProcessRecord>) -> u8 {
+    let mut mask = 0u8;
+    let mut best: Option<(u64, usize)> = None;
+    for (i, s) in entry.slots.iter().enumerate() {
+        let Some(s) = s else { continue };
+        if !s.logger.is_running() || !slot_applies(s, reg, p) {
+            continue;
+        }
+        if reg.is_classic() {
+            if best.is_none_or(|(seq, _)| s.cfg.seq > seq) {
+                best = Some((s.cfg.seq, i));
+            }
+        } else {
+            mask |= 1 << i;
+        }
+    }
+    match best {
+        Some((_, i)) => 1 << i,
+        None => mask,
+    }
+}
+
+/// The composite of the slots in `mask`: (effective level, any, all, keyword-0 allowed).
+fn composite(entry: &GuidEntry, mask: u8, modern: bool) -> (u8, u64, u64, bool) {
+    let (mut level, mut any, mut all, mut kw0) = (0u8, 0u64, u64::MAX, false);
+    for (i, s) in entry.slots.iter().enumerate() {
+        let Some(s) = s.as_ref().filter(|_| mask & (1 << i) != 0) else {
+            continue;
+        };
+        let f = &s.cfg.filter;
+        level = level.max(effective_level(f.level).0);
+        any |= effective_any(f.match_any, modern).0;
+        all &= effective_all(f.match_any, f.match_all).0;
+        kw0 |= !f.enable_property.contains(EnableProperty::IGNORE_KEYWORD_0);
+    }
+    if mask == 0 {
+        (0, 0, 0, false)
+    } else {
+        (level, any, all, kw0)
+    }
+}
+
+/// Recomputes a registration's cached word and routes from its GUID entry: the one cold
+/// function that writes them. Returns the (old, new) enable masks.
+pub(crate) fn rebuild(entry: &GuidEntry, reg: &RegEntry, p: Option<&ProcessRecord>) -> (u8, u8) {
+    let old = reg.mask();
+    let mask = if reg.registered.load(Ordering::Relaxed) {
+        applicable(entry, reg, p)
+    } else {
+        0
+    };
+    let (level, any, all, kw0) = composite(entry, mask, !reg.is_classic());
+    reg.any.store(any, Ordering::Relaxed);
+    reg.all.store(all, Ordering::Relaxed);
+    let word = if mask == 0 {
+        0
+    } else {
+        u64::from(mask) | (u64::from(level) << 8) | if kw0 { KW0 } else { 0 }
+    };
+    reg.word.store(word, Ordering::Release);
+    let routes = entry
+        .slots
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| mask & (1 << i) != 0)
+        .filter_map(|(i, s)| {
+            s.as_ref().map(|s| Route {
+                slot: i as u8,
+                logger: s.logger.clone(),
+                filter: s.cfg.filter.clone(),
+            })
+        })
+        .collect();
+    reg.routes.store(Arc::new(routes));
+    (old, mask)
+}
+
+/// A callback waiting to run once the state lock is released.
+pub(crate) struct Pending {
+    reg: Arc<RegEntry>,
+    what: PendingKind,
+}
+
+enum PendingKind {
+    Modern(EnableNotification),
+    Classic(ClassicNotification),
+}
+
+impl Pending {
+    pub(crate) fn deliver(self) {
+        if !self.reg.registered.load(Ordering::Acquire) {
+            return; // unregistered in the meantime: the callback is cancelled (PRV-08)
+        }
+        match (&self.reg.kind, &self.what) {
+            (RegKind::Modern(Some(cb)), PendingKind::Modern(n)) => cb(n),
+            (RegKind::Classic(Some(cb)), PendingKind::Classic(n)) => cb(n),
+            _ => {}
+        }
+    }
+}
+
+/// The schematized-filter chain of the slots in `mask` (PRV-15).
+fn filter_chain(entry: &GuidEntry, mask: u8) -> Option<Vec<u8>> {
+    let blocks: Vec<(usize, &[u8])> = entry
+        .slots
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| mask & (1 << i) != 0)
+        .filter_map(|(i, s)| Some((i, s.as_ref()?.cfg.filter.filters.schematized()?)))
+        .collect();
+    if blocks.is_empty() {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (n, (slot, data)) in blocks.iter().enumerate() {
+        let start = out.len();
+        out.extend_from_slice(data);
+        out[start + 8..start + 16].copy_from_slice(&(*slot as u64).to_le_bytes());
+        let padded = data.len().div_ceil(8) * 8;
+        out.resize(start + padded, 0);
+        let next = if n + 1 < blocks.len() {
+            padded as u32
+        } else {
+            0
+        };
+        out[start + 20..start + 24].copy_from_slice(&next.to_le_bytes());
+    }
+    Some(out)
+}
+
+fn notify(entry: &GuidEntry, reg: &Arc<RegEntry>, code: ControlCode, source_id: Guid) -> Pending {
+    let mask = reg.mask();
+    let what = if reg.is_classic() {
+        let slot = (0..ENABLE_SLOTS)
+            .find(|i| mask & (1 << i) != 0)
+            .and_then(|i| entry.slots[i].as_ref());
+        let (handle, level, flags) = match slot {
+            Some(s) => (
+                s.logger.handle,
+                s.cfg.filter.level,
+                s.cfg.filter.match_any.0 as u32,
+            ),
+            None => (TraceHandle(0), Level(0), 0),
+        };
+        PendingKind::Classic(ClassicNotification {
+            request_code: match code {
+                ControlCode::DisableProvider => WMI_DISABLE_EVENTS,
+                ControlCode::EnableProvider => WMI_ENABLE_EVENTS,
+                ControlCode::CaptureState => WMI_CAPTURE_STATE,
+            },
+            logger_handle: handle,
+            enable_level: level,
+            enable_flags: flags,
+        })
+    } else {
+        let w = reg.word.load(Ordering::Relaxed);
+        PendingKind::Modern(EnableNotification {
+            source_id,
+            is_enabled: code,
+            level: Level((w >> 8) as u8),
+            match_any_keyword: Keyword(reg.any.load(Ordering::Relaxed)),
+            match_all_keyword: Keyword(reg.all.load(Ordering::Relaxed)),
+            filter_data: if code == ControlCode::DisableProvider {
+                None
+            } else {
+                filter_chain(entry, mask)
+            },
+        })
+    };
+    Pending {
+        reg: reg.clone(),
+        what,
+    }
+}
+
+impl State {
+    /// Rebuilds every registration of `guid`, then queues callbacks: registrations that the
+    /// session in `slot` enables now, or enabled before, hear about it (PRV-09, PRV-10, PRV-16).
+    fn rebuild_and_notify(&mut self, guid: Guid, slot: usize, source_id: Guid) -> Vec<Pending> {
+        let Some(entry) = self.guids.get(&guid) else {
+            return Vec::new();
+        };
+        let bit = 1u8 << slot;
+        let mut pending = Vec::new();
+        for reg in &entry.regs {
+            let (old, new) = rebuild(entry, reg, self.processes.get(&reg.process_key));
+            let code = if new & bit != 0 || (old & bit != 0 && new != 0) {
+                ControlCode::EnableProvider
+            } else if old & bit != 0 || (reg.is_classic() && old != 0 && new == 0) {
+                ControlCode::DisableProvider
+            } else {
+                continue;
+            };
+            pending.push(notify(entry, reg, code, source_id));
+        }
+        pending
+    }
+
+    fn drop_entry_if_empty(&mut self, guid: Guid) {
+        if self.guids.get(&guid).is_some_and(GuidEntry::is_empty) {
+            self.guids.remove(&guid);
+        }
+    }
+
+    /// A stopping session lets go of every provider, with callbacks carrying SourceId
+    /// GUID_NULL (SES-80, PRV-14).
+    pub(crate) fn disable_everywhere(&mut self, ctx: &Arc<LoggerContext>) -> Vec<Pending> {
+        let guids: Vec<(Guid, usize)> = self
+            .guids
+            .iter()
+            .filter_map(|(g, e)| Some((*g, e.slot_of(ctx.handle)?)))
+            .collect();
+        let mut pending = Vec::new();
+        for (guid, slot) in guids {
+            // Clearing the slot first is safe: each registration's cached word still holds
+            // the old mask, which rebuild_and_notify compares the new one against.
+            if let Some(e) = self.guids.get_mut(&guid) {
+                e.slots[slot] = None;
+            }
+            pending.extend(self.rebuild_and_notify(guid, slot, Guid::NULL));
+            self.drop_entry_if_empty(guid);
+        }
+        pending
+    }
+
+    pub(crate) fn drop_process_registrations(&mut self, key: u64) {
+        let regs: Vec<Arc<RegEntry>> = self
+            .guids
+            .values()
+            .flat_map(|e| e.regs.iter().filter(|r| r.process_key == key).cloned())
+            .collect();
+        for r in regs {
+            self.unregister(&r);
+        }
+    }
+
+    fn register(
+        &mut self,
+        key: u64,
+        guid: Guid,
+        kind: RegKind,
+    ) -> Result<(Arc<RegEntry>, Vec<Pending>)> {
+        if guid.is_null() {
+            return Err(Error::invalid("ProviderId is GUID_NULL"));
+        }
+        let rec = self.live_process(key)?;
+        if rec.registrations >= MAX_REGISTRATIONS_PER_PROCESS {
+            return Err(Error::LimitReached {
+                what: "provider registrations per process",
+                limit: MAX_REGISTRATIONS_PER_PROCESS,
+            });
+        }
+        let pid = rec.pid;
+        let id = self.next_reg_id;
+        self.next_reg_id += 1;
+        let reg = Arc::new(RegEntry {
+            word: AtomicU64::new(0),
+            any: AtomicU64::new(0),
+            all: AtomicU64::new(0),
+            routes: ArcSwap::from_pointee(Vec::new()),
+            registered: AtomicBool::new(true),
+            id,
+            guid,
+            pid,
+            process_key: key,
+            kind,
+        });
+        self.processes
+            .get_mut(&key)
+            .expect("checked live")
+            .registrations += 1;
+        let entry = self.guids.entry(guid).or_default();
+        entry.regs.push(reg.clone());
+        let (_, mask) = rebuild(entry, &reg, self.processes.get(&key));
+        // PRV-06, PRV-07: a pre-enabled provider hears about it before EventRegister returns.
+        let pending = if mask != 0 {
+            vec![notify(entry, &reg, ControlCode::EnableProvider, Guid::NULL)]
+        } else {
+            Vec::new()
+        };
+        Ok((reg, pending))
+    }
+
+    fn unregister(&mut self, reg: &Arc<RegEntry>) -> bool {
+        if !reg.registered.swap(false, Ordering::AcqRel) {
+            return false;
+        }
+        reg.word.store(0, Ordering::Release);
+        reg.routes.store(Arc::new(Vec::new()));
+        if let Some(e) = self.guids.get_mut(&reg.guid) {
+            e.regs.retain(|r| !Arc::ptr_eq(r, reg));
+        }
+        if let Some(p) = self.processes.get_mut(&reg.process_key) {
+            p.registrations -= 1;
+        }
+        self.drop_entry_if_empty(reg.guid);
+        true
+    }
+
+    /// EnableTraceEx2's work once the session is resolved. Checks everything before changing
+    /// anything.
+    fn enable_trace(
+        &mut self,
+        caller: &ProcessRecord,
+        ctx: &Arc<LoggerContext>,
+        guid: Guid,
+        code: ControlCode,
+        p: &EnableParams,
+    ) -> Result<Vec<Pending>> {
+        if !ctx.is_running() {
+            return Err(Error::SessionNotFound(format!(
+                "session {:?} is stopping",
+                ctx.cfg.name
+            )));
+        }
+        if ctx.private_owner.is_none() && !caller.token.may_control_sessions() {
+            return Err(Error::AccessDenied(format!(
+                "{} may not enable providers into session {:?}",
+                caller.token.user, ctx.cfg.name
+            )));
+        }
+        if guid.is_null() {
+            return Err(Error::invalid("ProviderId is GUID_NULL"));
+        }
+        let filters = FilterSet::new(&p.filters)?;
+        if let Some(h) = filters.trace_handle {
+            if code != ControlCode::CaptureState || guid != Guid::SYSTEM_TRACE_CONTROL {
+                return Err(Error::invalid(
+                    "a TRACEHANDLE filter goes only with CAPTURE_STATE on SystemTraceControlGuid",
+                ));
+            }
+            if !self.running_loggers().any(|l| l.handle.0 == h) {
+                return Err(Error::invalid(format!(
+                    "TRACEHANDLE filter {h:#x} names no running session"
+                )));
+            }
+        }
+        if guid == Guid::SYSTEM_TRACE_CONTROL && code != ControlCode::CaptureState {
+            return Err(Error::invalid(
+                "kernel event groups are chosen with EnableFlags at StartTrace or UPDATE, not EnableTraceEx2",
+            ));
+        }
+        if ctx.private_owner.is_some() && filters.event_ids.is_some() {
+            return Err(Error::invalid(
+                "event-ID filters are not accepted by private sessions",
+            ));
+        }
+        if p.enable_property.contains(EnableProperty::PROVIDER_GROUP) {
+            return Err(Error::Other {
+                code: etwsim_types::Win32Error::ERROR_NOT_SUPPORTED,
+                context: "provider groups (EVENT_ENABLE_PROPERTY_PROVIDER_GROUP) are not modelled"
+                    .into(),
+            });
+        }
+        match code {
+            ControlCode::EnableProvider => self.enable_slot(ctx, guid, p, filters),
+            ControlCode::DisableProvider => {
+                let Some(slot) = self.guids.get(&guid).and_then(|e| e.slot_of(ctx.handle)) else {
+                    return Ok(Vec::new()); // not enabled there: nothing to do
+                };
+                self.guids.get_mut(&guid).expect("found above").slots[slot] = None;
+                let pending = self.rebuild_and_notify(guid, slot, p.source_id);
+                self.drop_entry_if_empty(guid);
+                Ok(pending)
+            }
+            ControlCode::CaptureState => {
+                let Some(entry) = self.guids.get(&guid) else {
+                    return Ok(Vec::new());
+                };
+                let Some(slot) = entry.slot_of(ctx.handle) else {
+                    return Ok(Vec::new());
+                };
+                Ok(entry
+                    .regs
+                    .iter()
+                    .filter(|r| r.mask() & (1 << slot) != 0)
+                    .map(|r| notify(entry, r, ControlCode::CaptureState, p.source_id))
+                    .collect())
+            }
+        }
+    }
+
+    fn enable_slot(
+        &mut self,
+        ctx: &Arc<LoggerContext>,
+        guid: Guid,
+        p: &EnableParams,
+        filters: FilterSet,
+    ) -> Result<Vec<Pending>> {
+        let existing = self.guids.get(&guid);
+        let classic = existing.is_some_and(|e| e.regs.iter().any(|r| r.is_classic()));
+        let slot = match existing.and_then(|e| e.slot_of(ctx.handle)) {
+            Some(i) => i,
+            None if classic => 0,
+            None => existing
+                .map_or(Some(0), |e| e.slots.iter().position(Option::is_none))
+                .ok_or(Error::LimitReached {
+                    what: "sessions enabling one provider",
+                    limit: ENABLE_SLOTS as u32,
+                })?,
+        };
+        let pid_scope = filters.pids.as_ref().map(|pids| {
+            pids.iter()
+                .filter_map(|pid| self.live_pids.get(pid).copied())
+                .collect()
+        });
+        self.enable_seq += 1;
+        let cfg = Arc::new(EnableConfig {
+            filter: Arc::new(SlotFilter {
+                level: p.level,
+                match_any: p.match_any,
+                match_all: p.match_all,
+                enable_property: p.enable_property,
+                filters,
+            }),
+            source_id: p.source_id,
+            seq: self.enable_seq,
+            pid_scope,
+        });
+        let entry = self.guids.entry(guid).or_default();
+        if classic {
+            // PRV-22: a classic provider logs to one session; the last enabler wins.
+            for (i, s) in entry.slots.iter_mut().enumerate() {
+                if i != slot {
+                    *s = None;
+                }
+            }
+        }
+        entry.slots[slot] = Some(SlotEntry {
+            logger: ctx.clone(),
+            cfg,
+        });
+        Ok(self.rebuild_and_notify(guid, slot, p.source_id))
+    }
+}
+
+/// The parameters of one EnableTraceEx2 call beyond the control code: level, keywords and
+/// `ENABLE_TRACE_PARAMETERS` (PRV-17…PRV-24, FLT-10…FLT-24).
+#[doc(alias = "ENABLE_TRACE_PARAMETERS")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EnableParams {
+    /// Level; 0 means every level (FLT-02).
+    pub level: Level,
+    /// MatchAnyKeyword; 0 means every keyword for modern providers (FLT-05).
+    pub match_any: Keyword,
+    /// MatchAllKeyword.
+    pub match_all: Keyword,
+    /// EnableProperty.
+    pub enable_property: EnableProperty,
+    /// SourceId passed to callbacks (PRV-14).
+    pub source_id: Guid,
+    /// Filter descriptors; they replace the previous set as a whole (PRV-24).
+    pub filters: Vec<EventFilter>,
+}
+
+impl EnableParams {
+    /// Every level, every keyword, no filter.
+    pub fn new() -> EnableParams {
+        EnableParams::default()
+    }
+    /// With `level`.
+    pub fn level(mut self, level: Level) -> Self {
+        self.level = level;
+        self
+    }
+    /// With MatchAnyKeyword.
+    pub fn any(mut self, any: u64) -> Self {
+        self.match_any = Keyword(any);
+        self
+    }
+    /// With MatchAllKeyword.
+    pub fn all(mut self, all: u64) -> Self {
+        self.match_all = Keyword(all);
+        self
+    }
+    /// With EnableProperty.
+    pub fn property(mut self, property: EnableProperty) -> Self {
+        self.enable_property = property;
+        self
+    }
+    /// With SourceId.
+    pub fn source_id(mut self, id: Guid) -> Self {
+        self.source_id = id;
+        self
+    }
+    /// With one more filter.
+    pub fn filter(mut self, filter: EventFilter) -> Self {
+        self.filters.push(filter);
+        self
+    }
+}
+
+/// A snapshot of a registration's cached enable word, for learners and tests.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct EnableState {
+    /// The 8-bit enable mask: bit *i* set when the session in slot *i* enables this
+    /// registration.
+    pub mask: u8,
+    /// Composite effective level.
+    pub level: Level,
+    /// Composite effective MatchAnyKeyword.
+    pub match_any: Keyword,
+    /// Composite effective MatchAllKeyword.
+    pub match_all: Keyword,
+    /// Whether some session takes keyword-0 events.
+    pub keyword_zero: bool,
+}
+
+/// A provider registration: the handle EventRegister returns (`REGHANDLE`).
+///
+/// Dropping it unregisters (EventUnregister), with no callback (PRV-08).
+#[doc(alias = "REGHANDLE")]
+pub struct Provider {
+    pub(crate) kernel: Kernel,
+    pub(crate) reg: Arc<RegEntry>,
+}
+
+impl std::fmt::Debug for Provider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.reg.fmt(f)
+    }
+}
+
+impl Provider {
+    /// `EventEnabled`-style check with no level or keyword: does any session want this
+    /// provider? One relaxed load (P1).
+    #[inline]
+    pub fn is_enabled(&self) -> bool {
+        self.reg.word.load(Ordering::Relaxed) != 0
+    }
+
+    /// `EventProviderEnabled(level, keyword)`: could a session want an event with this level
+    /// and keyword? Conservative: `true` may still be filtered later (PRV-30, PRV-32).
+    #[inline]
+    pub fn is_enabled_for(&self, level: Level, keyword: Keyword) -> bool {
+        let w = self.reg.word.load(Ordering::Relaxed);
+        if w == 0 || level.0 > (w >> 8) as u8 {
+            return false;
+        }
+        if keyword.0 == 0 {
+            return w & KW0 != 0;
+        }
+        let any = self.reg.any.load(Ordering::Relaxed);
+        let all = self.reg.all.load(Ordering::Relaxed);
+        keyword.0 & any != 0 && keyword.0 & all == all
+    }
+
+    /// `EventEnabled(descriptor)`.
+    #[inline]
+    pub fn event_enabled(&self, descriptor: &EventDescriptor) -> bool {
+        self.is_enabled_for(descriptor.level, descriptor.keyword)
+    }
+
+    /// The cached enable word, decoded.
+    pub fn enable_state(&self) -> EnableState {
+        let w = self.reg.word.load(Ordering::Relaxed);
+        EnableState {
+            mask: (w & MASK) as u8,
+            level: Level((w >> 8) as u8),
+            match_any: Keyword(self.reg.any.load(Ordering::Relaxed)),
+            match_all: Keyword(self.reg.all.load(Ordering::Relaxed)),
+            keyword_zero: w & KW0 != 0,
+        }
+    }
+
+    /// Routing (step 2 of the event flow): the sessions that would record this event, in
+    /// enable-slot order, after every per-session filter (FLT-20).
+    pub fn targets(&self, event: &EventView<'_>) -> Vec<TraceHandle> {
+        if !self.is_enabled() {
+            return Vec::new();
+        }
+        self.reg
+            .routes
+            .load()
+            .iter()
+            .filter(|r| session_accepts(event, r.slot, &r.filter))
+            .map(|r| r.logger.handle)
+            .collect()
+    }
+
+    /// The provider GUID.
+    pub fn guid(&self) -> Guid {
+        self.reg.guid
+    }
+
+    /// The registration handle value (`REGHANDLE`), never 0.
+    pub fn reg_handle(&self) -> u64 {
+        self.reg.id
+    }
+
+    /// The registering process's PID.
+    pub fn pid(&self) -> u32 {
+        self.reg.pid
+    }
+
+    /// `false` after unregistering.
+    pub fn is_registered(&self) -> bool {
+        self.reg.registered.load(Ordering::Acquire)
+    }
+
+    /// EventUnregister.
+    ///
+    /// # Errors
+    /// `ERROR_INVALID_HANDLE` if it was already unregistered (by its process exiting).
+    pub fn unregister(self) -> Result<()> {
+        self.unregister_ref()
+    }
+
+    fn unregister_ref(&self) -> Result<()> {
+        let reg = self.reg.clone();
+        let done = self
+            .kernel
+            .control(|s: &mut State| Ok((s.unregister(&reg), Vec::new())))?;
+        if done {
+            Ok(())
+        } else {
+            Err(Error::InvalidRegHandle(self.reg.id))
+        }
+    }
+}
+
+impl Drop for Provider {
+    fn drop(&mut self) {
+        if self.is_registered() {
+            let _ = self.unregister_ref();
+        }
+    }
+}
+
+/// A classic (RegisterTraceGuids / MOF / WPP) provider registration (PRV-22, PRV-23).
+pub struct ClassicProvider {
+    inner: Provider,
+}
+
+impl std::fmt::Debug for ClassicProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.inner.fmt(f)
+    }
+}
+
+impl ClassicProvider {
+    /// `GetTraceLoggerHandle`: the one session that has the provider, if any.
+    pub fn logger_handle(&self) -> Option<TraceHandle> {
+        self.inner
+            .reg
+            .routes
+            .load()
+            .first()
+            .map(|r| r.logger.handle)
+    }
+    /// `GetTraceEnableLevel`.
+    pub fn enable_level(&self) -> Level {
+        self.inner
+            .reg
+            .routes
+            .load()
+            .first()
+            .map_or(Level(0), |r| r.filter.level)
+    }
+    /// `GetTraceEnableFlags`: the low 32 bits of the session's MatchAnyKeyword (PRV-23).
+    pub fn enable_flags(&self) -> u32 {
+        self.inner
+            .reg
+            .routes
+            .load()
+            .first()
+            .map_or(0, |r| r.filter.match_any.0 as u32)
+    }
+    /// The control GUID.
+    pub fn guid(&self) -> Guid {
+        self.inner.guid()
+    }
+    /// `UnregisterTraceGuids`.
+    ///
+    /// # Errors
+    /// `ERROR_INVALID_HANDLE` if already unregistered.
+    pub fn unregister(self) -> Result<()> {
+        self.inner.unregister_ref()
+    }
+}
+
+impl Process {
+    /// EventRegister without a callback.
+    ///
+    /// # Errors
+    /// `ERROR_INVALID_PARAMETER` for GUID_NULL or an exited process, `ERROR_NO_SYSTEM_RESOURCES`
+    /// past 1,024 registrations in the process (PRV-04).
+    pub fn register_provider(&self, guid: Guid) -> Result<Provider> {
+        self.register_kind(guid, RegKind::Modern(None))
+    }
+
+    /// EventRegister with an enable callback, which runs before this returns if a session
+    /// already enables the GUID (PRV-06, PRV-07).
+    ///
+    /// # Errors
+    /// As [`Process::register_provider`].
+    pub fn register_provider_with_callback(
+        &self,
+        guid: Guid,
+        callback: impl Fn(&EnableNotification) + Send + Sync + 'static,
+    ) -> Result<Provider> {
+        self.register_kind(guid, RegKind::Modern(Some(Arc::new(callback))))
+    }
+
+    /// RegisterTraceGuids: a classic provider with a control callback.
+    ///
+    /// # Errors
+    /// As [`Process::register_provider`].
+    pub fn register_trace_guids(
+        &self,
+        guid: Guid,
+        callback: impl Fn(&ClassicNotification) + Send + Sync + 'static,
+    ) -> Result<ClassicProvider> {
+        let inner = self.register_kind(guid, RegKind::Classic(Some(Arc::new(callback))))?;
+        Ok(ClassicProvider { inner })
+    }
+
+    fn register_kind(&self, guid: Guid, kind: RegKind) -> Result<Provider> {
+        let key = self.start_key;
+        let reg = self
+            .kernel
+            .control(|s: &mut State| s.register(key, guid, kind))?;
+        Ok(Provider {
+            kernel: self.kernel.clone(),
+            reg,
+        })
+    }
+}
+
+impl Session {
+    /// EnableTraceEx2(ENABLE_PROVIDER): enables `guid` in this session, or updates the
+    /// session's settings for it in place (PRV-24).
+    ///
+    /// # Errors
+    /// As [`Kernel::enable_trace_ex2`].
+    pub fn enable(&self, guid: Guid, params: &EnableParams) -> Result<()> {
+        self.kernel.enable_trace_ex2(
+            &self.caller,
+            Target::Handle(self.handle()),
+            guid,
+            ControlCode::EnableProvider,
+            params,
+        )
+    }
+
+    /// EnableTraceEx2(DISABLE_PROVIDER).
+    ///
+    /// # Errors
+    /// As [`Kernel::enable_trace_ex2`].
+    pub fn disable(&self, guid: Guid) -> Result<()> {
+        self.kernel.enable_trace_ex2(
+            &self.caller,
+            Target::Handle(self.handle()),
+            guid,
+            ControlCode::DisableProvider,
+            &EnableParams::default(),
+        )
+    }
+
+    /// EnableTraceEx2(CAPTURE_STATE): asks the provider's registrations enabled in this session
+    /// to log their state (PRV-27).
+    ///
+    /// # Errors
+    /// As [`Kernel::enable_trace_ex2`].
+    pub fn capture_state(&self, guid: Guid, params: &EnableParams) -> Result<()> {
+        self.kernel.enable_trace_ex2(
+            &self.caller,
+            Target::Handle(self.handle()),
+            guid,
+            ControlCode::CaptureState,
+            params,
+        )
+    }
+}
+
+/// One registration (or pre-enable record) of a provider GUID, as EnumerateTraceGuidsEx
+/// reports it (`TRACE_PROVIDER_INSTANCE_INFO`, PRV-29).
+#[doc(alias = "TRACE_PROVIDER_INSTANCE_INFO")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProviderInstanceInfo {
+    /// The registering process (0 for a pre-enable record).
+    pub pid: u32,
+    /// `TRACE_PROVIDER_FLAG_LEGACY` / `TRACE_PROVIDER_FLAG_PRE_ENABLE`.
+    pub flags: u32,
+    /// One `TRACE_ENABLE_INFO` per session enabling this instance (`EnableCount` of them).
+    pub enable_info: Vec<EnableInfo>,
+}
+
+/// `TRACE_GUID_INFO`: every instance of one provider GUID.
+#[doc(alias = "TRACE_GUID_INFO")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceGuidInfo {
+    /// The GUID.
+    pub guid: Guid,
+    /// Its instances.
+    pub instances: Vec<ProviderInstanceInfo>,
+}
+
+fn enable_info(s: &SlotEntry) -> EnableInfo {
+    let f = &s.cfg.filter;
+    EnableInfo {
+        is_enabled: true,
+        level: f.level,
+        logger_id: s.logger.logger_id(),
+        enable_property: f.enable_property,
+        match_any_keyword: f.match_any,
+        match_all_keyword: f.match_all,
+        source_id: s.cfg.source_id,
+    }
+}
+
+impl Kernel {
+    /// EnableTraceEx2 as `caller`, on the session `target` names.
+    ///
+    /// # Errors
+    /// `ERROR_INVALID_PARAMETER` (GUID_NULL, zero handle, a filter breaking its limits, kernel
+    /// groups, …), `ERROR_WMI_INSTANCE_NOT_FOUND` for a stopped session (PRV-20),
+    /// `ERROR_NO_SYSTEM_RESOURCES` for a 9th session (PRV-21), `ERROR_ACCESS_DENIED` (SEC-04),
+    /// `ERROR_NOT_SUPPORTED` for provider groups. Nothing changes when an error is returned.
+    pub fn enable_trace_ex2(
+        &self,
+        caller: &Process,
+        target: Target<'_>,
+        guid: Guid,
+        code: ControlCode,
+        params: &EnableParams,
+    ) -> Result<()> {
+        self.control(|s: &mut State| {
+            let rec = s.live_process(caller.start_key)?.clone();
+            let ctx = s.resolve(caller.start_key, target)?;
+            s.enable_trace(&rec, &ctx, guid, code, params)
+                .map(|p| ((), p))
+        })
+    }
+
+    /// EnumerateTraceGuidsEx(TraceGuidQueryList): every GUID that is registered or enabled.
+    pub fn provider_guids(&self) -> Vec<Guid> {
+        self.with_state(|s| s.guids.keys().copied().collect())
+    }
+
+    /// EnumerateTraceGuidsEx(TraceGuidQueryInfo) for one GUID (PRV-06, PRV-29).
+    pub fn trace_guid_info(&self, guid: Guid) -> Option<TraceGuidInfo> {
+        self.with_state(|s| {
+            let e = s.guids.get(&guid)?;
+            let mut instances: Vec<ProviderInstanceInfo> = e
+                .regs
+                .iter()
+                .map(|r| {
+                    let mask = r.mask();
+                    ProviderInstanceInfo {
+                        pid: r.pid,
+                        flags: if r.is_classic() {
+                            TRACE_PROVIDER_FLAG_LEGACY
+                        } else {
+                            0
+                        },
+                        enable_info: e
+                            .slots
+                            .iter()
+                            .enumerate()
+                            .filter(|(i, _)| mask & (1 << i) != 0)
+                            .filter_map(|(_, s)| s.as_ref().map(enable_info))
+                            .collect(),
+                    }
+                })
+                .collect();
+            if e.regs.is_empty() {
+                instances.push(ProviderInstanceInfo {
+                    pid: 0,
+                    flags: TRACE_PROVIDER_FLAG_PRE_ENABLE,
+                    enable_info: e.slots.iter().flatten().map(enable_info).collect(),
+                });
+            }
+            Some(TraceGuidInfo { guid, instances })
+        })
+    }
+
+    /// The enable slots of a GUID entry, slot by slot, for learners: which session holds
+    /// each of the 8 slots and with what settings.
+    pub fn enable_slots(&self, guid: Guid) -> [Option<(TraceHandle, EnableInfo)>; ENABLE_SLOTS] {
+        self.with_state(|s| {
+            let mut out: [Option<(TraceHandle, EnableInfo)>; ENABLE_SLOTS] = Default::default();
+            if let Some(e) = s.guids.get(&guid) {
+                for (i, slot) in e.slots.iter().enumerate() {
+                    out[i] = slot.as_ref().map(|s| (s.logger.handle, enable_info(s)));
+                }
+            }
+            out
+        })
+    }
+}

@@ -1,0 +1,139 @@
+//! Win32 error codes, as ETW's user-mode APIs return them.
+//!
+//! Every engine error in etwsim maps to one of these codes (`err.win32_code()`), and the
+//! `win32` face returns them as plain numbers. The values come from `winerror.h`; the
+//! table of the codes ETW uses is at the top of the behaviour reference.
+
+use std::fmt;
+
+/// A Win32 error code (`DWORD`), printed with its symbolic name: `ERROR_NO_SYSTEM_RESOURCES (1450)`.
+///
+/// An open newtype: any `u32` is representable, the codes ETW documents have constants.
+#[doc(alias = "DWORD")]
+#[doc(alias = "ULONG")]
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Win32Error(pub u32);
+
+macro_rules! win32_codes {
+    ($( $(#[$doc:meta])* $name:ident = $value:expr; )*) => {
+        impl Win32Error {
+            $( $(#[$doc])* pub const $name: Win32Error = Win32Error($value); )*
+
+            /// The symbolic name of a known code (`"ERROR_BAD_LENGTH"`), `None` for others.
+            pub fn name(self) -> Option<&'static str> {
+                match self.0 {
+                    $( $value => Some(stringify!($name)), )*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+win32_codes! {
+    /// The operation completed successfully (0).
+    ERROR_SUCCESS = 0;
+    /// Incorrect function (1); EnableTraceEx2 on an unregistered classic provider (PRV-19).
+    ERROR_INVALID_FUNCTION = 1;
+    /// The system cannot find the path specified (3); a log file's folder does not exist.
+    ERROR_PATH_NOT_FOUND = 3;
+    /// Access is denied (5).
+    ERROR_ACCESS_DENIED = 5;
+    /// The handle is invalid (6).
+    ERROR_INVALID_HANDLE = 6;
+    /// Not enough memory (8); no free buffer for an event (EVT-07).
+    ERROR_NOT_ENOUGH_MEMORY = 8;
+    /// Not enough storage (14).
+    ERROR_OUTOFMEMORY = 14;
+    /// The program issued a command but the command length is incorrect (24).
+    ERROR_BAD_LENGTH = 24;
+    /// The process cannot access the file because another process is using it (32).
+    ERROR_SHARING_VIOLATION = 32;
+    /// The request is not supported (50).
+    ERROR_NOT_SUPPORTED = 50;
+    /// The parameter is incorrect (87).
+    ERROR_INVALID_PARAMETER = 87;
+    /// There is not enough space on the disk (112).
+    ERROR_DISK_FULL = 112;
+    /// The data area passed to a system call is too small (122).
+    ERROR_INSUFFICIENT_BUFFER = 122;
+    /// The specified path is invalid (161).
+    ERROR_BAD_PATHNAME = 161;
+    /// The requested resource is in use (170).
+    ERROR_BUSY = 170;
+    /// Cannot create a file when that file already exists (183).
+    ERROR_ALREADY_EXISTS = 183;
+    /// The flag passed is not correct (186).
+    ERROR_INVALID_FLAG_NUMBER = 186;
+    /// More data is available (234).
+    ERROR_MORE_DATA = 234;
+    /// Arithmetic result exceeded 32 bits (534); an event over 64 KB (EVT-05).
+    ERROR_ARITHMETIC_OVERFLOW = 534;
+    /// Invalid access to memory location (998).
+    ERROR_NOACCESS = 998;
+    /// The operation was canceled by the user (1223).
+    ERROR_CANCELLED = 1223;
+    /// Insufficient system resources exist to complete the requested service (1450).
+    ERROR_NO_SYSTEM_RESOURCES = 1450;
+    /// This operation returned because the timeout period expired (1460).
+    ERROR_TIMEOUT = 1460;
+    /// The log file is full (1502).
+    ERROR_LOG_FILE_FULL = 1502;
+    /// The specified time is invalid (1901).
+    ERROR_INVALID_TIME = 1901;
+    /// The device is in use by an active process and cannot be disconnected (2402).
+    ERROR_ACTIVE_CONNECTIONS = 2402;
+    /// The GUID passed was not recognized as valid by a WMI data provider (4200).
+    ERROR_WMI_GUID_NOT_FOUND = 4200;
+    /// The instance name passed was not recognized as valid by a WMI data provider (4201).
+    ERROR_WMI_INSTANCE_NOT_FOUND = 4201;
+    /// The close operation is pending (7007); CloseTrace while ProcessTrace runs (CON-07).
+    ERROR_CTX_CLOSE_PENDING = 7007;
+}
+
+impl Win32Error {
+    /// The numeric value.
+    pub const fn code(self) -> u32 {
+        self.0
+    }
+
+    /// `true` for `ERROR_SUCCESS`.
+    pub const fn is_success(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl fmt::Display for Win32Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(name) => write!(f, "{name} ({})", self.0),
+            None => write!(f, "Win32 error {}", self.0),
+        }
+    }
+}
+
+impl fmt::Debug for Win32Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl From<Win32Error> for u32 {
+    fn from(e: Win32Error) -> u32 {
+        e.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prints_name_and_code() {
+        assert_eq!(
+            Win32Error::ERROR_NO_SYSTEM_RESOURCES.to_string(),
+            "ERROR_NO_SYSTEM_RESOURCES (1450)"
+        );
+        assert_eq!(Win32Error(99999).to_string(), "Win32 error 99999");
+    }
+}
