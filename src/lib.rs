@@ -1,1 +1,32 @@
-//! placeholder
+//! etwsim: a pure-Rust simulator of the kernel side of Event Tracing for Windows.
+//!
+//! Two faces over one engine:
+//!
+//! * the **Rust API** — [`Kernel`], [`Session`], [`Provider`], [`EnableParams`]: typed,
+//!   `Result<_, Error>`, every error with its Win32 code (`err.win32_code()`);
+//! * the **[`win32`] face** — `start_trace`, `control_trace`, `enable_trace_ex2`,
+//!   `event_register`… with the documented structures and numeric returns.
+//!
+//! ```
+//! use etwsim::{EnableParams, Kernel, Level, Keyword, Token};
+//!
+//! let kernel = Kernel::builder().deterministic(7).build()?;
+//! let app = kernel.spawn("app.exe", Token::user("alice"))?;
+//! let guid = "{b3864c38-4273-58c5-545b-8b3608343471}".parse().unwrap();
+//! let provider = app.register_provider(guid)?;
+//!
+//! let session = kernel.session("MySession").start()?;
+//! session.enable(guid, &EnableParams::new().level(Level::INFORMATION))?;
+//! assert!(provider.is_enabled_for(Level::WARNING, Keyword(0)));
+//! assert_eq!(provider.enable_state().mask, 0b1);
+//! # Ok::<(), etwsim::Error>(())
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod win32;
+
+pub use etwsim_kernel::*;
+pub use etwsim_types::{
+    Channel, ClockType, ControlCode, EnableInfo, EnableProperty, EventDescriptor, FilterType, Guid,
+    Keyword, Level, LogFileMode, Opcode, ParseGuidError, Task, TraceControl, Win32Error,
+};

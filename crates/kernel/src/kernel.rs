@@ -190,7 +190,7 @@ pub(crate) struct KernelInner {
 
 /// SplitMix64: a tiny, well-known generator; seeded, it makes GUIDs reproducible.
 #[derive(Clone, Debug)]
-pub(crate) struct SplitMix64(u64);
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
     pub(crate) fn next_u64(&mut self) -> u64 {
@@ -411,5 +411,80 @@ impl Kernel {
             p.deliver();
         }
         Ok(r)
+    }
+}
+
+/// Everything observable about a kernel's tables, comparable with `==`: what a test checks is
+/// unchanged after a rejected call. It covers the sessions (settings and counters), every
+/// GUID entry's slots and registrations with their cached enable words, the processes, and
+/// the counters that would make a later call behave differently (handle generation, GUID
+/// generator state, registration ids).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelSnapshot {
+    /// Running sessions, private ones included, by logger id.
+    pub sessions: Vec<crate::SessionProperties>,
+    /// GUID entries: GUID, its 8 slots, and (reg handle, pid, enable state) per registration.
+    pub guids: Vec<GuidSnapshot>,
+    /// (pid, start key, exited, registrations) of every process.
+    pub processes: Vec<(u32, u64, bool, u32)>,
+    /// Sessions started so far.
+    pub generation: u64,
+    /// Internal generator and id counters.
+    pub counters: (u64, u64, u64),
+}
+
+/// One GUID entry in a [`KernelSnapshot`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GuidSnapshot {
+    /// The provider GUID.
+    pub guid: Guid,
+    /// The 8 enable slots.
+    pub slots: Vec<Option<(crate::TraceHandle, etwsim_types::EnableInfo)>>,
+    /// The registrations.
+    pub regs: Vec<(u64, u32, crate::EnableState)>,
+}
+
+impl Kernel {
+    /// A comparable picture of the kernel's tables (see [`KernelSnapshot`]).
+    pub fn snapshot(&self) -> KernelSnapshot {
+        let (sessions, generation, counters, processes, guids) = self.with_state(|s| {
+            let mut sessions: Vec<_> = s.running_loggers().map(|l| l.properties()).collect();
+            sessions.sort_by_key(|p| p.logger_id);
+            let processes = s
+                .processes
+                .values()
+                .map(|p| (p.pid, p.start_key, p.exited, p.registrations))
+                .collect();
+            let guids: Vec<Guid> = s.guids.keys().copied().collect();
+            (
+                sessions,
+                s.generation,
+                (s.rng.0, s.next_reg_id, s.enable_seq),
+                processes,
+                guids,
+            )
+        });
+        let guids = guids
+            .into_iter()
+            .map(|g| GuidSnapshot {
+                guid: g,
+                slots: self.enable_slots(g).to_vec(),
+                regs: self.with_state(|s| {
+                    s.guids.get(&g).map_or_else(Vec::new, |e| {
+                        e.regs
+                            .iter()
+                            .map(|r| (r.id, r.pid, r.enable_state()))
+                            .collect()
+                    })
+                }),
+            })
+            .collect();
+        KernelSnapshot {
+            sessions,
+            guids,
+            processes,
+            generation,
+            counters,
+        }
     }
 }

@@ -38,10 +38,13 @@ mod kernel;
 mod process;
 mod provider;
 mod session;
+mod traits;
 
 pub use error::{Error, Result};
 pub use filter::{EventFilter, EventView, FilterSet, NameFilter, SlotFilter};
-pub use kernel::{ExecutionMode, Kernel, KernelBuilder, KernelConfig};
+pub use kernel::{
+    ExecutionMode, GuidSnapshot, Kernel, KernelBuilder, KernelConfig, KernelSnapshot,
+};
 pub use process::{Groups, Process, ProcessSpec, Thread, Token};
 pub use provider::{
     ClassicCallback, ClassicNotification, ClassicProvider, ENABLE_SLOTS, EnableCallback,
@@ -56,3 +59,4 @@ pub use session::{
     MIN_BUFFER_SIZE_KB, Session, SessionBuilder, SessionConfig, SessionProperties, SessionUpdate,
     Target, TraceHandle, UNLIMITED_FILE_RESERVE, WMI_GLOBAL_LOGGER_ID,
 };
+pub use traits::{EventInfoClass, ProviderTraits, TRAIT_TYPE_DECODE_GUID, TRAIT_TYPE_GROUP};

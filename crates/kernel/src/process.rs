@@ -273,6 +273,11 @@ impl Process {
         self.record().token
     }
 
+    /// Whether the process is marked InPrivate (dropped by EXCLUDE_INPRIVATE sessions, FLT-11).
+    pub fn is_inprivate(&self) -> bool {
+        self.record().inprivate
+    }
+
     /// `true` once [`Process::exit`] ran.
     pub fn has_exited(&self) -> bool {
         self.record().exited

@@ -159,6 +159,15 @@ pub struct RegEntry {
     pub(crate) pid: u32,
     pub(crate) process_key: u64,
     kind: RegKind,
+    /// What EventSetInformation set (PRV-34, PRV-35).
+    pub(crate) info: parking_lot::Mutex<RegInfo>,
+}
+
+/// Per-registration information set by EventSetInformation.
+#[derive(Debug, Default)]
+pub(crate) struct RegInfo {
+    pub(crate) traits: Option<crate::traits::ProviderTraits>,
+    pub(crate) use_descriptor_type: bool,
 }
 
 impl std::fmt::Debug for RegEntry {
@@ -182,6 +191,18 @@ impl RegEntry {
 
     fn mask(&self) -> u8 {
         (self.word.load(Ordering::Relaxed) & MASK) as u8
+    }
+
+    /// The cached enable word, decoded.
+    pub fn enable_state(&self) -> EnableState {
+        let w = self.word.load(Ordering::Relaxed);
+        EnableState {
+            mask: (w & MASK) as u8,
+            level: Level((w >> 8) as u8),
+            match_any: Keyword(self.any.load(Ordering::Relaxed)),
+            match_all: Keyword(self.all.load(Ordering::Relaxed)),
+            keyword_zero: w & KW0 != 0,
+        }
     }
 }
 
@@ -516,6 +537,7 @@ impl State {
             pid,
             process_key: key,
             kind,
+            info: parking_lot::Mutex::new(RegInfo::default()),
         });
         self.processes
             .get_mut(&key)
@@ -805,14 +827,7 @@ impl Provider {
 
     /// The cached enable word, decoded.
     pub fn enable_state(&self) -> EnableState {
-        let w = self.reg.word.load(Ordering::Relaxed);
-        EnableState {
-            mask: (w & MASK) as u8,
-            level: Level((w >> 8) as u8),
-            match_any: Keyword(self.reg.any.load(Ordering::Relaxed)),
-            match_all: Keyword(self.reg.all.load(Ordering::Relaxed)),
-            keyword_zero: w & KW0 != 0,
-        }
+        self.reg.enable_state()
     }
 
     /// Routing (step 2 of the event flow): the sessions that would record this event, in

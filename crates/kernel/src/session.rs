@@ -1089,6 +1089,17 @@ impl State {
         } else {
             None
         };
+        if let (true, Some(path)) = (eff.private, &eff.log_file) {
+            // SES-71: the first process writes the given name, each later one `<name>_<pid>`.
+            let pk = name_key(path);
+            if self
+                .private_loggers
+                .values()
+                .any(|l| l.live.lock().log_file.as_deref().map(name_key) == Some(pk.clone()))
+            {
+                eff.log_file = Some(format!("{path}_{}", rec.pid));
+            }
+        }
         if let Some(path) = &eff.log_file {
             let pk = name_key(path);
             if let Some(l) = self
@@ -1099,6 +1110,21 @@ impl State {
                     "log file {path:?} is already used by session {:?}",
                     l.cfg.name
                 )));
+            }
+            // SES-28: ETW creates no folders and expands no environment variables.
+            let parent = std::path::Path::new(path)
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty());
+            if let Some(dir) = parent {
+                if !dir.is_dir() {
+                    return Err(Error::Other {
+                        code: etwsim_types::Win32Error::ERROR_PATH_NOT_FOUND,
+                        context: format!(
+                            "the folder {} of log file {path:?} does not exist",
+                            dir.display()
+                        ),
+                    });
+                }
             }
             let needed =
                 file_limit_bytes(eff.mode, eff.maximum_file_size).unwrap_or(UNLIMITED_FILE_RESERVE);

@@ -1,0 +1,109 @@
+//! Shared helpers of the behaviour tests: a fresh deterministic kernel, a callback recorder,
+//! and the "rejected call changes nothing" check.
+#![allow(dead_code, unreachable_pub)]
+
+use etwsim::{EnableNotification, Guid, Kernel, Process, Token, Win32Error};
+use std::sync::{Arc, Mutex};
+
+/// A fresh deterministic kernel with 4 CPUs and the default limits.
+pub fn kernel() -> Kernel {
+    Kernel::builder()
+        .cpus(4)
+        .deterministic(42)
+        .build()
+        .expect("default kernel")
+}
+
+/// A test provider GUID, distinct per `n`.
+pub fn guid(n: u32) -> Guid {
+    Guid::from_fields(
+        0x5eed_0000 + n,
+        0x1234,
+        0x4567,
+        [0x89, 0xab, 0xcd, 0xef, 0, 0, 0, n as u8],
+    )
+}
+
+/// A standard user process running `image`.
+pub fn user_process(k: &Kernel, image: &str) -> Process {
+    k.spawn(image, Token::user("alice")).expect("spawn")
+}
+
+/// An elevated administrator process running `image`.
+pub fn admin_process(k: &Kernel, image: &str) -> Process {
+    k.spawn(image, Token::administrator("admin"))
+        .expect("spawn")
+}
+
+/// Records every enable notification a provider receives.
+#[derive(Clone, Default)]
+pub struct Recorder(pub Arc<Mutex<Vec<EnableNotification>>>);
+
+impl Recorder {
+    pub fn new() -> Recorder {
+        Recorder::default()
+    }
+
+    /// A callback that appends to this recorder.
+    pub fn callback(&self) -> impl Fn(&EnableNotification) + Send + Sync + 'static {
+        let log = self.0.clone();
+        move |n: &EnableNotification| log.lock().unwrap().push(n.clone())
+    }
+
+    /// Everything received so far.
+    pub fn all(&self) -> Vec<EnableNotification> {
+        self.0.lock().unwrap().clone()
+    }
+
+    /// How many notifications so far.
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap().len()
+    }
+
+    /// The last notification.
+    pub fn last(&self) -> EnableNotification {
+        self.0
+            .lock()
+            .unwrap()
+            .last()
+            .cloned()
+            .expect("no callback was received")
+    }
+
+    /// Takes and clears what was received.
+    pub fn take(&self) -> Vec<EnableNotification> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+/// Runs `call`, which must fail with `code`, and checks the kernel's tables are exactly as
+/// before it.
+#[track_caller]
+pub fn assert_rejected<T: std::fmt::Debug>(
+    k: &Kernel,
+    code: Win32Error,
+    call: impl FnOnce() -> etwsim::Result<T>,
+) {
+    let before = k.snapshot();
+    match call() {
+        Ok(v) => panic!("expected {code}, the call succeeded with {v:?}"),
+        Err(e) => assert_eq!(e.win32_code(), code, "wrong error: {e}"),
+    }
+    assert_eq!(
+        k.snapshot(),
+        before,
+        "a rejected call changed the kernel's state"
+    );
+}
+
+/// As [`assert_rejected`] for a `win32` face call returning a numeric code.
+#[track_caller]
+pub fn assert_rejected_code(k: &Kernel, code: Win32Error, call: impl FnOnce() -> u32) {
+    let before = k.snapshot();
+    assert_eq!(Win32Error(call()), code);
+    assert_eq!(
+        k.snapshot(),
+        before,
+        "a rejected call changed the kernel's state"
+    );
+}
