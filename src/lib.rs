@@ -25,6 +25,11 @@
 
 pub mod win32;
 
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub use etwsim_kernel::*;
 pub use etwsim_types::{
     Channel, ClockType, ControlCode, EnableInfo, EnableProperty, EventDescriptor, FilterType, Guid,
