@@ -32,12 +32,17 @@
 //! ```
 #![forbid(unsafe_code)]
 
+#[allow(dead_code)] // wired into sessions with the event path (issue 3)
+mod buffer;
+#[allow(dead_code)] // wired into sessions with the event path (issue 3)
+pub mod clock;
 mod error;
 pub mod filter;
 mod kernel;
 mod process;
 mod provider;
 mod session;
+mod sync;
 mod traits;
 
 pub use error::{Error, Result};

@@ -32,6 +32,7 @@ mod descriptor;
 mod error;
 mod guid;
 mod mode;
+pub mod record;
 
 pub use descriptor::{Channel, EventDescriptor, Keyword, Level, Opcode, Task};
 pub use error::Win32Error;
@@ -39,3 +40,4 @@ pub use guid::{Guid, ParseGuidError};
 pub use mode::{
     ClockType, ControlCode, EnableInfo, EnableProperty, FilterType, LogFileMode, TraceControl,
 };
+pub use record::{BufferContext, BufferHeader, EventHeader, EventRecord, ExtendedItem};

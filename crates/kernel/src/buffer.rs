@@ -1,0 +1,471 @@
+//! A session's buffer pool: per-CPU in-use buffers, lock-free reservation, switching, growth
+//! up to MaximumBuffers, loss beyond it, and BUFFERING mode's ring (BUF-01…BUF-11).
+//!
+//! # Buffers
+//!
+//! A buffer is `BufferSize` bytes kept as 64-bit words: records are 8-byte aligned and padded
+//! (BUF-15), so every write is whole words and the pool needs no `unsafe`. The first 0x48
+//! bytes are the `WMI_BUFFER_HEADER`, filled in when the buffer is flushed.
+//!
+//! # The reservation protocol
+//!
+//! Each buffer has one atomic `state` word:
+//!
+//! | bits | field | meaning |
+//! |---|---|---|
+//! | 0–24 | offset | bytes reserved so far, header included |
+//! | 25–39 | writers | reservations not yet committed |
+//! | 40 | sealed | no new reservations; flush when writers reach 0 |
+//! | 41–63 | generation | bumped each time the buffer is recycled |
+//!
+//! Each CPU slot holds `generation << 16 | index + 1` of its in-use buffer (0: none). A writer
+//! loads the slot, then the buffer's state, and reserves with one CAS that adds its length to
+//! the offset and one to the writers — only if the generation still matches the slot's and
+//! the buffer is not sealed, so a writer holding a stale slot value can never write into a
+//! recycled buffer. A record that does not fit seals the buffer and detaches it from the
+//! slot (BUF-03); the next attempt installs a free buffer, or grows the pool up to
+//! MaximumBuffers (BUF-04), or fails: the caller counts the event as lost (EVT-07).
+//!
+//! Committing subtracts one writer with `AcqRel`. Exactly one party sees "sealed and no
+//! writers": the sealer, if no writer was in flight when it sealed, or else the last writer to
+//! commit. That party pushes the buffer onto the ready queue; the logger pops it (its
+//! `Acquire` pairs with every writer's `Release`), writes it out and recycles it.
+//!
+//! Who writes what: `state` — writers (reserve, commit), sealers, the logger (recycle);
+//! slots — writers (install, detach) and flushers (detach); `words` — the owner of a
+//! reservation (its range only) and the logger (after the buffer is ready, whole buffer).
+
+use crate::sync::{AtomicU32, AtomicU64, Ordering};
+use crossbeam::queue::ArrayQueue;
+use crossbeam::utils::CachePadded;
+use std::sync::OnceLock;
+
+/// `sizeof(WMI_BUFFER_HEADER)`.
+pub(crate) const HEADER: u64 = 0x48;
+const OFFSET_MASK: u64 = (1 << 25) - 1;
+const WRITER_ONE: u64 = 1 << 25;
+const WRITERS_MASK: u64 = ((1 << 15) - 1) << 25;
+const SEALED: u64 = 1 << 40;
+const GEN_SHIFT: u32 = 41;
+
+fn offset(st: u64) -> u64 {
+    st & OFFSET_MASK
+}
+fn writers(st: u64) -> u64 {
+    (st & WRITERS_MASK) >> 25
+}
+fn generation(st: u64) -> u64 {
+    st >> GEN_SHIFT
+}
+
+/// One buffer: its reservation state and its words.
+pub(crate) struct Buffer {
+    state: AtomicU64,
+    /// Allocated when the pool first hands the buffer out (growth, BUF-04).
+    words: OnceLock<Box<[AtomicU64]>>,
+    /// The CPU slot the buffer was last installed in (its header's ProcessorIndex).
+    cpu: AtomicU32,
+}
+
+impl Buffer {
+    fn new() -> Buffer {
+        Buffer {
+            state: AtomicU64::new(HEADER),
+            words: OnceLock::new(),
+            cpu: AtomicU32::new(0),
+        }
+    }
+
+    fn words(&self) -> &[AtomicU64] {
+        self.words
+            .get()
+            .expect("a buffer is allocated before it is handed out")
+    }
+}
+
+/// Why a reservation failed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ReserveError {
+    /// The record can never fit in one buffer (EVT-06: `ERROR_MORE_DATA`).
+    TooBig,
+    /// No free buffer and the pool is at MaximumBuffers (EVT-07: `ERROR_NOT_ENOUGH_MEMORY`).
+    NoBuffer,
+}
+
+/// A reserved, not yet committed, range of a buffer.
+pub(crate) struct Reservation {
+    pub(crate) index: u32,
+    /// Byte offset of the record in the buffer (multiple of 8).
+    pub(crate) offset: u64,
+}
+
+/// A session's buffers.
+pub(crate) struct BufferPool {
+    /// Bytes per buffer (BufferSize × 1024).
+    size: u64,
+    /// MaximumBuffers (UPDATE may change it, SES-77).
+    max: AtomicU32,
+    /// Buffers handed out so far (NumberOfBuffers).
+    allocated: AtomicU32,
+    buffers: Box<[Buffer]>,
+    free: ArrayQueue<u32>,
+    /// Sealed and drained buffers, oldest first: the flush queue.
+    ready: ArrayQueue<u32>,
+    slots: Box<[CachePadded<AtomicU64>]>,
+    /// BUFFERING mode: a fixed ring; when no buffer is free the oldest ready one is reused.
+    ring: bool,
+}
+
+/// The outcome of [`BufferPool::commit`]: whether the logger has work now.
+pub(crate) type Committed = bool;
+
+impl BufferPool {
+    /// A pool of `min` buffers allocated now (BUF-01), growing to at most `cap` (the largest
+    /// MaximumBuffers UPDATE may set), with `cpus` in-use slots.
+    pub(crate) fn new(
+        buffer_size: u64,
+        min: u32,
+        max: u32,
+        cap: u32,
+        cpus: usize,
+        ring: bool,
+    ) -> BufferPool {
+        let cap = cap.max(max).max(min);
+        let pool = BufferPool {
+            size: buffer_size,
+            max: AtomicU32::new(max.max(min)),
+            allocated: AtomicU32::new(0),
+            buffers: (0..cap).map(|_| Buffer::new()).collect(),
+            free: ArrayQueue::new(cap as usize),
+            ready: ArrayQueue::new(cap as usize),
+            slots: (0..cpus.max(1))
+                .map(|_| CachePadded::new(AtomicU64::new(0)))
+                .collect(),
+            ring,
+        };
+        for _ in 0..min {
+            if let Some(i) = pool.grow() {
+                pool.free.push(i).expect("capacity covers every buffer");
+            }
+        }
+        pool
+    }
+
+    /// Bytes per buffer.
+    pub(crate) fn buffer_size(&self) -> u64 {
+        self.size
+    }
+
+    /// The largest record a buffer can take.
+    pub(crate) fn capacity(&self) -> u64 {
+        self.size - HEADER
+    }
+
+    pub(crate) fn set_max(&self, max: u32) {
+        let max = max
+            .max(self.allocated.load(Ordering::Relaxed))
+            .min(self.buffers.len() as u32);
+        self.max.store(max, Ordering::Relaxed);
+    }
+
+    /// NumberOfBuffers.
+    pub(crate) fn allocated(&self) -> u32 {
+        self.allocated.load(Ordering::Relaxed)
+    }
+
+    /// FreeBuffers.
+    pub(crate) fn free_count(&self) -> u32 {
+        self.free.len() as u32
+    }
+
+    /// Buffers waiting for the logger.
+    pub(crate) fn ready_count(&self) -> usize {
+        self.ready.len()
+    }
+
+    fn grow(&self) -> Option<u32> {
+        let max = self.max.load(Ordering::Relaxed);
+        let i = self
+            .allocated
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .ok()?;
+        let words = (0..self.size / 8).map(|_| AtomicU64::new(0)).collect();
+        let _ = self.buffers[i as usize].words.set(words);
+        Some(i)
+    }
+
+    /// A buffer to install: a free one, a new one (growth), or in ring mode the oldest ready.
+    fn take(&self) -> Option<u32> {
+        if let Some(i) = self.free.pop() {
+            return Some(i);
+        }
+        if let Some(i) = self.grow() {
+            return Some(i);
+        }
+        if self.ring {
+            // BUF-09: the oldest filled buffer is reused; its events are evicted.
+            let i = self.ready.pop()?;
+            self.recycle_state(i);
+            return Some(i);
+        }
+        None
+    }
+
+    fn recycle_state(&self, i: u32) {
+        let b = &self.buffers[i as usize];
+        let st = b.state.load(Ordering::Acquire);
+        b.state.store(
+            ((generation(st) + 1) << GEN_SHIFT) | HEADER,
+            Ordering::Release,
+        );
+    }
+
+    /// Reserves `len` bytes (a multiple of 8) in `cpu`'s in-use buffer.
+    pub(crate) fn reserve(&self, cpu: usize, len: u64) -> Result<Reservation, ReserveError> {
+        if len > self.capacity() {
+            return Err(ReserveError::TooBig);
+        }
+        let slot = &self.slots[cpu % self.slots.len()];
+        loop {
+            let cur = slot.load(Ordering::Acquire);
+            if cur == 0 {
+                let i = self.take().ok_or(ReserveError::NoBuffer)?;
+                let b = &self.buffers[i as usize];
+                b.cpu
+                    .store((cpu % self.slots.len()) as u32, Ordering::Relaxed);
+                let generation_tag = generation(b.state.load(Ordering::Acquire));
+                if slot
+                    .compare_exchange(
+                        0,
+                        (generation_tag << 16) | u64::from(i + 1),
+                        Ordering::AcqRel,
+                        Ordering::Acquire,
+                    )
+                    .is_err()
+                {
+                    self.free.push(i).expect("capacity covers every buffer");
+                }
+                continue;
+            }
+            let (generation_tag, i) = (cur >> 16, ((cur & 0xffff) - 1) as u32);
+            let b = &self.buffers[i as usize];
+            let st = b.state.load(Ordering::Acquire);
+            if generation(st) != generation_tag & ((1 << 23) - 1) || st & SEALED != 0 {
+                // The slot names a buffer that was sealed (and maybe recycled): detach it.
+                let _ = slot.compare_exchange(cur, 0, Ordering::AcqRel, Ordering::Acquire);
+                continue;
+            }
+            if offset(st) + len > self.size {
+                // BUF-03: full. Seal it; whoever sees it drained hands it to the logger.
+                if b.state
+                    .compare_exchange(st, st | SEALED, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+                {
+                    let _ = slot.compare_exchange(cur, 0, Ordering::AcqRel, Ordering::Acquire);
+                    if writers(st) == 0 {
+                        self.push_ready(i);
+                    }
+                }
+                continue;
+            }
+            if b.state
+                .compare_exchange_weak(
+                    st,
+                    st + len + WRITER_ONE,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                )
+                .is_ok()
+            {
+                return Ok(Reservation {
+                    index: i,
+                    offset: offset(st),
+                });
+            }
+        }
+    }
+
+    /// Would a reservation of `len` bytes on `cpu` succeed now? Exact when nothing runs
+    /// concurrently (deterministic mode); a hint otherwise. Used for EVT-09's all-or-none.
+    pub(crate) fn can_reserve(&self, cpu: usize, len: u64) -> bool {
+        if len > self.capacity() {
+            return false;
+        }
+        let cur = self.slots[cpu % self.slots.len()].load(Ordering::Acquire);
+        if cur != 0 {
+            let b = &self.buffers[((cur & 0xffff) - 1) as usize];
+            let st = b.state.load(Ordering::Acquire);
+            if st & SEALED == 0 && offset(st) + len <= self.size {
+                return true;
+            }
+        }
+        !self.free.is_empty()
+            || self.allocated.load(Ordering::Relaxed) < self.max.load(Ordering::Relaxed)
+            || (self.ring && !self.ready.is_empty())
+    }
+
+    /// Stores one word of a reservation: `word` counts from the record's start.
+    #[inline]
+    pub(crate) fn store(&self, r: &Reservation, word: usize, value: u64) {
+        self.buffers[r.index as usize].words()[r.offset as usize / 8 + word]
+            .store(value, Ordering::Relaxed);
+    }
+
+    /// Commits a reservation. Returns `true` when this made a sealed buffer ready.
+    pub(crate) fn commit(&self, r: Reservation) -> Committed {
+        let b = &self.buffers[r.index as usize];
+        let prev = b.state.fetch_sub(WRITER_ONE, Ordering::AcqRel);
+        if writers(prev) == 1 && prev & SEALED != 0 {
+            self.push_ready(r.index);
+            return true;
+        }
+        false
+    }
+
+    fn push_ready(&self, i: u32) {
+        self.ready.push(i).expect("capacity covers every buffer");
+    }
+
+    /// Seals every CPU's in-use buffer that holds records, so the next flush takes them
+    /// (FlushTimer, ControlTrace FLUSH, stop — BUF-05). Empty in-use buffers stay.
+    pub(crate) fn seal_all(&self) {
+        for slot in self.slots.iter() {
+            let cur = slot.load(Ordering::Acquire);
+            if cur == 0 {
+                continue;
+            }
+            let (generation_tag, i) = (cur >> 16, ((cur & 0xffff) - 1) as u32);
+            let b = &self.buffers[i as usize];
+            loop {
+                let st = b.state.load(Ordering::Acquire);
+                if generation(st) != generation_tag & ((1 << 23) - 1)
+                    || st & SEALED != 0
+                    || offset(st) == HEADER
+                {
+                    break; // handled by someone else, or empty
+                }
+                if b.state
+                    .compare_exchange(st, st | SEALED, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+                {
+                    let _ = slot.compare_exchange(cur, 0, Ordering::AcqRel, Ordering::Acquire);
+                    if writers(st) == 0 {
+                        self.push_ready(i);
+                    }
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Takes the oldest ready buffer: its index, CPU and used bytes.
+    pub(crate) fn pop_ready(&self) -> Option<(u32, u16, u64)> {
+        let i = self.ready.pop()?;
+        let b = &self.buffers[i as usize];
+        let st = b.state.load(Ordering::Acquire);
+        Some((
+            i,
+            b.cpu.load(Ordering::Relaxed) as u16,
+            offset(st).min(self.size),
+        ))
+    }
+
+    /// Copies a ready buffer's bytes out (whole buffer), with `header` written over the first
+    /// 0x48 bytes and the unused tail set to `fill`.
+    pub(crate) fn read(
+        &self,
+        i: u32,
+        used: u64,
+        header: &[u8; HEADER as usize],
+        fill: u8,
+        out: &mut Vec<u8>,
+    ) {
+        out.clear();
+        out.reserve(self.size as usize);
+        out.extend_from_slice(header);
+        let words = self.buffers[i as usize].words();
+        for w in &words[HEADER as usize / 8..used as usize / 8] {
+            out.extend_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        }
+        out.resize(self.size as usize, fill);
+    }
+
+    /// Returns a flushed buffer to the free list (BUF-05).
+    pub(crate) fn release(&self, i: u32) {
+        self.recycle_state(i);
+        self.free.push(i).expect("capacity covers every buffer");
+    }
+
+    /// Puts a ready buffer back at the end of the ready queue (BUFFERING mode keeps its ring
+    /// until a flush).
+    pub(crate) fn requeue(&self, i: u32) {
+        self.push_ready(i);
+    }
+
+    /// Any buffer with records not yet handed to the logger?
+    pub(crate) fn has_pending(&self) -> bool {
+        !self.ready.is_empty()
+    }
+}
+
+#[cfg(all(test, not(etwsim_loom)))]
+mod tests {
+    use super::*;
+
+    fn fill(pool: &BufferPool, cpu: usize, len: u64, tag: u64) -> Result<bool, ReserveError> {
+        let r = pool.reserve(cpu, len)?;
+        for w in 0..len as usize / 8 {
+            pool.store(&r, w, tag);
+        }
+        Ok(pool.commit(r))
+    }
+
+    #[test]
+    fn switches_grows_and_loses_at_the_maximum() {
+        // 256-byte buffers: 0x48 header + 184 bytes = 2 records of 88 bytes each.
+        let pool = BufferPool::new(256, 2, 3, 3, 1, false);
+        assert_eq!((pool.allocated(), pool.free_count()), (2, 2));
+        for n in 0..6 {
+            fill(&pool, 0, 88, n).unwrap();
+        }
+        assert_eq!(pool.allocated(), 3, "grew to MaximumBuffers");
+        assert_eq!(
+            pool.ready_count(),
+            2,
+            "two full buffers wait for the logger"
+        );
+        assert_eq!(fill(&pool, 0, 88, 9), Err(ReserveError::NoBuffer));
+        assert_eq!(pool.reserve(0, 256).err(), Some(ReserveError::TooBig));
+        let (i, cpu, used) = pool.pop_ready().unwrap();
+        assert_eq!((cpu, used), (0, 0x48 + 176));
+        let mut out = Vec::new();
+        pool.read(i, used, &[0; 0x48], 0xff, &mut out);
+        assert_eq!(out.len(), 256);
+        assert_eq!(&out[0x48..0x50], &0u64.to_le_bytes());
+        assert_eq!(out[255], 0xff);
+        pool.release(i);
+        assert!(
+            fill(&pool, 0, 88, 10).is_ok(),
+            "a released buffer is reused"
+        );
+    }
+
+    #[test]
+    fn ring_mode_evicts_the_oldest_buffer() {
+        let pool = BufferPool::new(256, 2, 2, 2, 1, true);
+        for n in 0..20 {
+            fill(&pool, 0, 88, n).unwrap();
+        }
+        assert_eq!(pool.allocated(), 2);
+        pool.seal_all();
+        let mut tags = Vec::new();
+        while let Some((i, _, used)) = pool.pop_ready() {
+            let mut out = Vec::new();
+            pool.read(i, used, &[0; 0x48], 0, &mut out);
+            tags.push(u64::from_le_bytes(out[0x48..0x50].try_into().unwrap()));
+        }
+        assert_eq!(tags, vec![16, 18], "only the newest two buffers survive");
+    }
+}
