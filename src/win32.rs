@@ -149,9 +149,10 @@ impl EventTraceProperties {
         p
     }
 
-    /// Bytes the mirror really holds (structure + tail).
+    /// Bytes the mirror really holds (structure + tail), saturating at `u32::MAX`.
     pub fn allocated_size(&self) -> u32 {
-        EVENT_TRACE_PROPERTIES_SIZE + 2 * self.tail.len() as u32
+        let tail = u32::try_from(self.tail.len()).unwrap_or(u32::MAX);
+        EVENT_TRACE_PROPERTIES_SIZE.saturating_add(tail.saturating_mul(2))
     }
 
     fn unit_index(&self, offset: u32) -> Option<usize> {
@@ -162,11 +163,29 @@ impl EventTraceProperties {
     /// The NUL-terminated string at `offset`, if it lies in the tail and is terminated
     /// within `Wnode.BufferSize`.
     pub fn read_string(&self, offset: u32) -> Option<String> {
-        let start = self.unit_index(offset)?;
-        let end = self.unit_index(self.wnode.buffer_size.min(self.allocated_size()) & !1)?;
-        let units = self.tail.get(start..end)?;
-        let len = units.iter().position(|&u| u == 0)?;
-        String::from_utf16(&units[..len]).ok()
+        self.read_string_checked(offset).ok()
+    }
+
+    /// As [`EventTraceProperties::read_string`], saying why not: `ERROR_BAD_LENGTH` when
+    /// the string is not terminated within `Wnode.BufferSize` (the size does not cover it,
+    /// SES-18, SES-75), `ERROR_INVALID_PARAMETER` for an offset outside the string space or
+    /// units that are not UTF-16 (SES-20).
+    fn read_string_checked(&self, offset: u32) -> Result<String, Win32Error> {
+        let start = self
+            .unit_index(offset)
+            .ok_or(Win32Error::ERROR_INVALID_PARAMETER)?;
+        let end = self
+            .unit_index(self.wnode.buffer_size.min(self.allocated_size()) & !1)
+            .ok_or(Win32Error::ERROR_BAD_LENGTH)?;
+        let units = self
+            .tail
+            .get(start..end)
+            .ok_or(Win32Error::ERROR_INVALID_PARAMETER)?;
+        let len = units
+            .iter()
+            .position(|&u| u == 0)
+            .ok_or(Win32Error::ERROR_BAD_LENGTH)?;
+        String::from_utf16(&units[..len]).map_err(|_| Win32Error::ERROR_INVALID_PARAMETER)
     }
 
     /// Writes `s` and a NUL at `offset`; `false` (and nothing written) if it does not fit
@@ -382,35 +401,36 @@ impl Win32 {
             return Win32Error::ERROR_INVALID_PARAMETER.code(); // SES-22, the project's choice
         }
         let log_file = if props.log_file_name_offset != 0 {
-            match props.read_string(props.log_file_name_offset) {
-                Some(f) => Some(f),
-                None => return Win32Error::ERROR_INVALID_PARAMETER.code(),
+            match props.read_string_checked(props.log_file_name_offset) {
+                Ok(f) => Some(f),
+                Err(e) => return e.code(), // SES-18, SES-20
             }
         } else {
             None
         };
         if props.logger_name_offset != 0 {
             // SES-19: StartTrace copies the name to LoggerNameOffset; it must fit there,
-            // without running into the log file name (SES-21).
-            let start = props.logger_name_offset;
-            let need = 2 * (name.encode_utf16().count() as u32 + 1);
-            let limit = match props.log_file_name_offset {
-                f if f > start => f,
-                _ => props.wnode.buffer_size,
-            };
-            if start + need > limit {
-                return Win32Error::ERROR_BAD_LENGTH.code();
-            }
-            let f = props.log_file_name_offset;
-            if f != 0 && f < start {
-                let flen = 2
-                    * (log_file
-                        .as_deref()
-                        .map_or(0, |s| s.encode_utf16().count() as u32)
-                        + 1);
+            // without running into the log file name (SES-21). Byte arithmetic in u64 so no
+            // size can overflow.
+            let start = u64::from(props.logger_name_offset);
+            let f = u64::from(props.log_file_name_offset);
+            let units = |s: &str| s.encode_utf16().count() as u64;
+            // SES-21 (the project's choice): either order is accepted, but a log file name
+            // that starts at or before the session name must end before it.
+            if f != 0 && f <= start {
+                let flen = 2 * (log_file.as_deref().map_or(0, units) + 1);
                 if f + flen > start {
                     return Win32Error::ERROR_INVALID_PARAMETER.code();
                 }
+            }
+            let need = 2 * (units(name) + 1);
+            let limit = if f > start {
+                f
+            } else {
+                u64::from(props.wnode.buffer_size)
+            };
+            if start + need > limit {
+                return Win32Error::ERROR_BAD_LENGTH.code();
             }
         }
         let config = SessionConfig {
@@ -457,6 +477,11 @@ impl Win32 {
         if let Err(e) = props.check_shape() {
             return e.code();
         }
+        if let Err(e) = SessionConfig::check_mode_combination(LogFileMode::from_bits_retain(
+            props.log_file_mode,
+        )) {
+            return e.win32_code().code(); // SES-73: an invalid LogFileMode combination
+        }
         if props.wnode.guid == Guid::SYSTEM_TRACE_CONTROL
             && instance_name
                 .is_some_and(|n| !n.eq_ignore_ascii_case(etwsim_kernel::KERNEL_LOGGER_NAME))
@@ -467,12 +492,21 @@ impl Win32 {
             Some(n) => Target::Name(n),
             None => Target::Handle(TraceHandle(trace_handle)),
         };
+        // An UPDATE's new log file must be readable: terminated within Wnode.BufferSize
+        // (else ERROR_BAD_LENGTH, SES-75) and UTF-16.
+        let new_file = match (control, props.log_file_name_offset) {
+            (TraceControl::Update, off) if off != 0 => match props.read_string_checked(off) {
+                Ok(f) => Some(f).filter(|f| !f.is_empty()),
+                Err(e) => return e.code(),
+            },
+            _ => None,
+        };
         let update = (control == TraceControl::Update).then(|| {
             let mode = LogFileMode::from_bits_retain(props.log_file_mode);
             SessionUpdate {
                 flush_timer: props.flush_timer,
                 maximum_buffers: props.maximum_buffers,
-                log_file: props.log_file_name().filter(|f| !f.is_empty()),
+                log_file: new_file,
                 real_time: if props.log_file_mode == 0 {
                     Some(false)
                 } else if mode.contains(LogFileMode::REAL_TIME) {

@@ -107,3 +107,93 @@ pub fn assert_rejected_code(k: &Kernel, code: Win32Error, call: impl FnOnce() ->
         "a rejected call changed the kernel's state"
     );
 }
+
+/// A seeded random source for the property and robustness tests (xorshift64: tiny,
+/// deterministic, good enough to pick raw values).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    pub fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len())]
+    }
+    /// A u32 that is usually interesting (boundaries, small numbers), sometimes anything.
+    pub fn u32(&mut self) -> u32 {
+        if self.chance(30) {
+            self.next() as u32
+        } else {
+            self.pick(&[
+                0,
+                1,
+                2,
+                3,
+                4,
+                5,
+                6,
+                8,
+                64,
+                99,
+                119,
+                120,
+                121,
+                122,
+                1024,
+                1025,
+                16384,
+                16385,
+                0x7fff_ffff,
+                0x8000_0000,
+                u32::MAX - 1,
+                u32::MAX,
+            ])
+        }
+    }
+    pub fn bytes(&mut self) -> Vec<u8> {
+        let len = if self.chance(85) {
+            self.below(48)
+        } else {
+            self.pick(&[1023, 1024, 1025, 4096, 4097])
+        };
+        (0..len)
+            .map(|_| {
+                if self.chance(50) {
+                    self.pick(&[0, 1, 0xff, b'a', b';'])
+                } else {
+                    self.next() as u8
+                }
+            })
+            .collect()
+    }
+    /// A string from a small alphabet, so names collide and files resolve.
+    pub fn name(&mut self) -> String {
+        match self.below(12) {
+            0 => String::new(),
+            1 => "n".repeat(self.pick(&[1024, 1025, 3000])),
+            2 => "a\0b".into(),
+            3 => self
+                .pick(&[
+                    "NT Kernel Logger",
+                    "Circular Kernel Context Logger",
+                    "GlobalLogger",
+                ])
+                .into(),
+            _ => {
+                let len = 1 + self.below(4);
+                (0..len).map(|_| self.pick(&['a', 'B', 'c'])).collect()
+            }
+        }
+    }
+}

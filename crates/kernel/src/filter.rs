@@ -267,9 +267,30 @@ impl EventFilter {
     /// Reads a filter from its descriptor `Type` and data.
     ///
     /// # Errors
-    /// `ERROR_INVALID_PARAMETER` for an unknown or internal type (NONE, SYSTEM_FLAGS) or data
-    /// that does not have the type's layout. Size limits are checked by [`FilterSet::new`].
+    /// `ERROR_INVALID_PARAMETER` for an unknown or internal type (NONE, SYSTEM_FLAGS), data
+    /// that does not have the type's layout, or data (the descriptor's `Size`) over the type's
+    /// byte limit — even when the layout inside ends earlier. Count limits are checked by
+    /// [`FilterSet::new`].
     pub fn parse(ty: FilterType, data: &[u8]) -> Result<EventFilter> {
+        let byte_limit = match ty {
+            FilterType::SCHEMATIZED
+            | FilterType::PID
+            | FilterType::EXECUTABLE_NAME
+            | FilterType::PACKAGE_ID
+            | FilterType::PACKAGE_APP_ID => Some(MAX_EVENT_FILTER_DATA_SIZE),
+            FilterType::PAYLOAD => Some(MAX_EVENT_FILTER_PAYLOAD_SIZE),
+            FilterType::EVENT_NAME | FilterType::STACKWALK_NAME => {
+                Some(MAX_EVENT_FILTER_EVENT_NAME_SIZE)
+            }
+            _ => None,
+        };
+        if let Some(limit) = byte_limit.filter(|&l| data.len() > l) {
+            return Err(Error::invalid(format!(
+                "filter type {:#x}: Size {} is over the limit of {limit} bytes",
+                ty.0,
+                data.len()
+            )));
+        }
         Ok(match ty {
             FilterType::SCHEMATIZED => EventFilter::Schematized(data.to_vec()),
             FilterType::PID => {
@@ -447,7 +468,7 @@ fn split_names(s: &str) -> Vec<String> {
         .filter(|n| !n.is_empty())
         .map(|n| {
             // Match on the file-name component, case-insensitively (FLT-17 choice).
-            n.rsplit(['\\', '/']).next().unwrap_or(n).to_uppercase()
+            crate::session::name_key(n.rsplit(['\\', '/']).next().unwrap_or(n))
         })
         .collect()
 }

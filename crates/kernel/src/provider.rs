@@ -158,6 +158,9 @@ pub struct RegEntry {
     pub(crate) guid: Guid,
     pub(crate) pid: u32,
     pub(crate) process_key: u64,
+    /// The registering process is marked InPrivate: all its events count as InPrivate for
+    /// EXCLUDE_INPRIVATE sessions (FLT-11).
+    pub(crate) inprivate: bool,
     kind: RegKind,
     /// What EventSetInformation set (PRV-34, PRV-35).
     pub(crate) info: parking_lot::Mutex<RegInfo>,
@@ -262,7 +265,7 @@ fn slot_applies(s: &SlotEntry, reg: &RegEntry, p: Option<&ProcessRecord>) -> boo
     let Some(p) = p else { return !f.has_scope() };
     let matches = |list: &Option<Vec<String>>, value: Option<&str>| match list {
         None => true,
-        Some(names) => value.is_some_and(|v| names.contains(&v.to_uppercase())),
+        Some(names) => value.is_some_and(|v| names.contains(&crate::session::name_key(v))),
     };
     matches(&f.executable_names, Some(p.file_name()))
         && matches(&f.package_ids, p.package_id.as_deref())
@@ -524,6 +527,7 @@ impl State {
             });
         }
         let pid = rec.pid;
+        let inprivate = rec.inprivate;
         let id = self.next_reg_id;
         self.next_reg_id += 1;
         let reg = Arc::new(RegEntry {
@@ -536,6 +540,7 @@ impl State {
             guid,
             pid,
             process_key: key,
+            inprivate,
             kind,
             info: parking_lot::Mutex::new(RegInfo::default()),
         });
@@ -595,6 +600,13 @@ impl State {
         }
         if guid.is_null() {
             return Err(Error::invalid("ProviderId is GUID_NULL"));
+        }
+        let unknown = p.enable_property.bits() & !EnableProperty::all().bits();
+        if unknown != 0 {
+            // FLT-13 (choice): the same refusal as the win32 face's.
+            return Err(Error::invalid(format!(
+                "unknown EnableProperty bits {unknown:#x}"
+            )));
         }
         let filters = FilterSet::new(&p.filters)?;
         if let Some(h) = filters.trace_handle {
@@ -831,11 +843,16 @@ impl Provider {
     }
 
     /// Routing (step 2 of the event flow): the sessions that would record this event, in
-    /// enable-slot order, after every per-session filter (FLT-20).
+    /// enable-slot order, after every per-session filter (FLT-20). An event of a registration
+    /// in an InPrivate process counts as InPrivate whatever `event.inprivate` says (FLT-11).
     pub fn targets(&self, event: &EventView<'_>) -> Vec<TraceHandle> {
         if !self.is_enabled() {
             return Vec::new();
         }
+        let event = &EventView {
+            inprivate: event.inprivate || self.reg.inprivate,
+            ..*event
+        };
         self.reg
             .routes
             .load()

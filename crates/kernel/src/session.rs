@@ -108,6 +108,23 @@ impl SessionConfig {
             enable_flags: 0,
         }
     }
+
+    /// The LogFileMode combination rules alone: StartTrace applies them with the rest of
+    /// [`Kernel::start_trace`]'s checks, ControlTrace to the `LogFileMode` of the properties
+    /// block it is given (SES-23, SES-73).
+    ///
+    /// # Errors
+    /// `ERROR_INVALID_PARAMETER` for a documented do-not-combine pair, or PRIVATE_IN_PROC
+    /// without PRIVATE_LOGGER.
+    pub fn check_mode_combination(mode: LogFileMode) -> Result<()> {
+        match mode_conflict(mode) {
+            Some(why) => Err(Error::invalid(format!(
+                "invalid LogFileMode {:#x}: {why}",
+                mode.bits()
+            ))),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The settings ETW actually uses after adjusting a [`SessionConfig`] (SES-30).
@@ -129,22 +146,38 @@ pub(crate) struct Effective {
     pub(crate) kernel_logger: bool,
 }
 
+/// Windows' case folding for names (`RtlUpcaseUnicodeChar`): one character to one character,
+/// BMP only. A character whose full upper case is several characters (`ß` → `SS`) keeps its
+/// own form, so `straße` and `STRASSE` are different names, as on Windows.
+fn upcase_simple(c: char) -> char {
+    if u32::from(c) > 0xFFFF {
+        return c;
+    }
+    let mut up = c.to_uppercase();
+    match (up.next(), up.next()) {
+        (Some(u), None) if u32::from(u) <= 0xFFFF => u,
+        _ => c,
+    }
+}
+
 fn eq_ignore_case(a: &str, b: &str) -> bool {
     a.chars()
-        .flat_map(char::to_uppercase)
-        .eq(b.chars().flat_map(char::to_uppercase))
+        .map(upcase_simple)
+        .eq(b.chars().map(upcase_simple))
 }
 
 /// The case-insensitive key of a session name or path.
 pub(crate) fn name_key(s: &str) -> String {
-    s.to_uppercase()
+    s.chars().map(upcase_simple).collect()
 }
 
 fn has_printf_counter(path: &str) -> bool {
     let b = path.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' {
+        if b[i] == b'%' && b.get(i + 1) == Some(&b'%') {
+            i += 2; // "%%" is a literal percent sign, not a counter
+        } else if b[i] == b'%' {
             let mut j = i + 1;
             while j < b.len() && b[j].is_ascii_digit() {
                 j += 1;
@@ -170,6 +203,93 @@ pub(crate) fn file_limit_bytes(mode: LogFileMode, max: u32) -> Option<u64> {
         };
         u64::from(max) * unit
     })
+}
+
+/// The documented LogFileMode pairs that must not be combined (SES-23, SES-31…SES-55).
+const MODE_CONFLICTS: [(LogFileMode, LogFileMode, &str); 14] = [
+    (
+        LogFileMode::SEQUENTIAL,
+        LogFileMode::CIRCULAR,
+        "SEQUENTIAL with CIRCULAR",
+    ),
+    (
+        LogFileMode::SEQUENTIAL,
+        LogFileMode::NEWFILE,
+        "SEQUENTIAL with NEWFILE",
+    ),
+    (
+        LogFileMode::CIRCULAR,
+        LogFileMode::NEWFILE,
+        "CIRCULAR with NEWFILE",
+    ),
+    (
+        LogFileMode::CIRCULAR,
+        LogFileMode::APPEND,
+        "CIRCULAR with APPEND",
+    ),
+    (
+        LogFileMode::NEWFILE,
+        LogFileMode::APPEND,
+        "NEWFILE with APPEND",
+    ),
+    (
+        LogFileMode::APPEND,
+        LogFileMode::REAL_TIME,
+        "APPEND with REAL_TIME",
+    ),
+    (
+        LogFileMode::APPEND,
+        LogFileMode::PRIVATE_LOGGER,
+        "APPEND with PRIVATE_LOGGER",
+    ),
+    (
+        LogFileMode::REAL_TIME,
+        LogFileMode::PRIVATE_LOGGER,
+        "REAL_TIME with PRIVATE_LOGGER",
+    ),
+    (
+        LogFileMode::PREALLOCATE,
+        LogFileMode::PRIVATE_LOGGER,
+        "PREALLOCATE with PRIVATE_LOGGER",
+    ),
+    (
+        LogFileMode::PREALLOCATE,
+        LogFileMode::NEWFILE,
+        "PREALLOCATE with NEWFILE",
+    ),
+    (
+        LogFileMode::PREALLOCATE,
+        LogFileMode::APPEND,
+        "PREALLOCATE with APPEND",
+    ),
+    (
+        LogFileMode::USE_GLOBAL_SEQUENCE,
+        LogFileMode::USE_LOCAL_SEQUENCE,
+        "GLOBAL and LOCAL sequence",
+    ),
+    (
+        LogFileMode::INDEPENDENT_SESSION,
+        LogFileMode::PRIVATE_LOGGER,
+        "INDEPENDENT_SESSION with PRIVATE_LOGGER",
+    ),
+    (
+        LogFileMode::BUFFERING,
+        LogFileMode::FILE_LAYOUT.union(LogFileMode::REAL_TIME),
+        "BUFFERING with a file layout or REAL_TIME",
+    ),
+];
+
+/// Why `m` is not a valid LogFileMode combination, if it is not: a documented do-not-combine
+/// pair, or PRIVATE_IN_PROC without PRIVATE_LOGGER. StartTrace and ControlTrace both check it.
+fn mode_conflict(m: LogFileMode) -> Option<&'static str> {
+    if let Some((_, _, why)) = MODE_CONFLICTS
+        .iter()
+        .find(|(a, b, _)| m.contains(*a) && m.intersects(*b))
+    {
+        return Some(why);
+    }
+    (m.contains(LogFileMode::PRIVATE_IN_PROC) && !m.contains(LogFileMode::PRIVATE_LOGGER))
+        .then_some("PRIVATE_IN_PROC needs PRIVATE_LOGGER")
 }
 
 /// StartTrace's argument checks and adjustments, independent of what is running
@@ -227,91 +347,19 @@ pub(crate) fn validate(
     if m.contains(LogFileMode::NONSTOPPABLE) {
         return bad("EVENT_TRACE_NONSTOPPABLE_MODE is supported only for AutoLogger sessions");
     }
-    let pairs: [(LogFileMode, LogFileMode, &str); 14] = [
-        (
-            LogFileMode::SEQUENTIAL,
-            LogFileMode::CIRCULAR,
-            "SEQUENTIAL with CIRCULAR",
-        ),
-        (
-            LogFileMode::SEQUENTIAL,
-            LogFileMode::NEWFILE,
-            "SEQUENTIAL with NEWFILE",
-        ),
-        (
-            LogFileMode::CIRCULAR,
-            LogFileMode::NEWFILE,
-            "CIRCULAR with NEWFILE",
-        ),
-        (
-            LogFileMode::CIRCULAR,
-            LogFileMode::APPEND,
-            "CIRCULAR with APPEND",
-        ),
-        (
-            LogFileMode::NEWFILE,
-            LogFileMode::APPEND,
-            "NEWFILE with APPEND",
-        ),
-        (
-            LogFileMode::APPEND,
-            LogFileMode::REAL_TIME,
-            "APPEND with REAL_TIME",
-        ),
-        (
-            LogFileMode::APPEND,
-            LogFileMode::PRIVATE_LOGGER,
-            "APPEND with PRIVATE_LOGGER",
-        ),
-        (
-            LogFileMode::REAL_TIME,
-            LogFileMode::PRIVATE_LOGGER,
-            "REAL_TIME with PRIVATE_LOGGER",
-        ),
-        (
-            LogFileMode::PREALLOCATE,
-            LogFileMode::PRIVATE_LOGGER,
-            "PREALLOCATE with PRIVATE_LOGGER",
-        ),
-        (
-            LogFileMode::PREALLOCATE,
-            LogFileMode::NEWFILE,
-            "PREALLOCATE with NEWFILE",
-        ),
-        (
-            LogFileMode::PREALLOCATE,
-            LogFileMode::APPEND,
-            "PREALLOCATE with APPEND",
-        ),
-        (
-            LogFileMode::USE_GLOBAL_SEQUENCE,
-            LogFileMode::USE_LOCAL_SEQUENCE,
-            "GLOBAL and LOCAL sequence",
-        ),
-        (
-            LogFileMode::INDEPENDENT_SESSION,
-            LogFileMode::PRIVATE_LOGGER,
-            "INDEPENDENT_SESSION with PRIVATE_LOGGER",
-        ),
-        (
-            LogFileMode::BUFFERING,
-            LogFileMode::FILE_LAYOUT.union(LogFileMode::REAL_TIME),
-            "BUFFERING with a file layout or REAL_TIME",
-        ),
-    ];
-    for (a, b, why) in pairs {
-        if m.contains(a) && m.intersects(b) {
-            return bad(why);
-        }
-    }
-    if m.contains(LogFileMode::PRIVATE_IN_PROC) && !m.contains(LogFileMode::PRIVATE_LOGGER) {
-        return bad("PRIVATE_IN_PROC needs PRIVATE_LOGGER");
+    if let Some(why) = mode_conflict(m) {
+        return bad(why);
     }
     let private = m.contains(LogFileMode::PRIVATE_LOGGER);
     let system_logger = m.contains(LogFileMode::SYSTEM_LOGGER)
         || guid == Guid::SYSTEM_TRACE_CONTROL
         || guid == Guid::GLOBAL_LOGGER
         || kernel_logger;
+    if system_logger && private {
+        return bad(
+            "a private session cannot be a system logger (SYSTEM_LOGGER_MODE, NT Kernel Logger, SystemTraceControlGuid or GlobalLoggerGuid)",
+        );
+    }
     if system_logger && m.contains(LogFileMode::USE_PAGED_MEMORY) {
         return bad("a system logger cannot use paged memory");
     }
@@ -381,7 +429,7 @@ pub(crate) fn validate(
     let maximum_buffers = if m.contains(LogFileMode::BUFFERING) {
         minimum_buffers
     } else if cfg.maximum_buffers == 0 {
-        (minimum_buffers + 20).min(cap)
+        minimum_buffers.saturating_add(20).min(cap)
     } else {
         cfg.maximum_buffers.max(minimum_buffers).min(cap)
     };
@@ -473,7 +521,10 @@ impl LoggerContext {
     pub(crate) fn properties(&self) -> SessionProperties {
         let live = self.live.lock();
         let c = &self.counters;
-        let flush_timer = if live.flush_timer == 0 && live.mode.contains(LogFileMode::REAL_TIME) {
+        // SES-63: 0 means 1 s for real-time delivery; buffering-mode sessions use no timer.
+        let flush_timer = if live.mode.contains(LogFileMode::BUFFERING) {
+            0
+        } else if live.flush_timer == 0 && live.mode.contains(LogFileMode::REAL_TIME) {
             1
         } else {
             live.flush_timer
@@ -978,10 +1029,14 @@ impl Kernel {
             let Some(rec) = s.processes.get(&caller.start_key) else {
                 return Vec::new();
             };
-            if !rec.token.may_control_sessions() {
-                return Vec::new();
-            }
-            s.loggers.iter().flatten().map(|l| l.properties()).collect()
+            // SES-82: only the sessions the caller may query (a Performance Log User, say,
+            // does not see the NT Kernel Logger, which it may not control).
+            s.loggers
+                .iter()
+                .flatten()
+                .filter(|l| check_control_access(rec, l).is_ok())
+                .map(|l| l.properties())
+                .collect()
         })
     }
 
@@ -1047,6 +1102,19 @@ impl State {
             }
         }
         let in_proc = eff.mode.contains(LogFileMode::PRIVATE_IN_PROC);
+        if in_proc {
+            // SES-47: only the process that registered a provider GUID may start an
+            // in-process logger with that GUID.
+            let regs = self.guids.get(&eff.guid).map(|e| &e.regs);
+            if regs
+                .is_some_and(|r| !r.is_empty() && !r.iter().any(|r| r.process_key == rec.start_key))
+            {
+                return Err(Error::AccessDenied(format!(
+                    "{} is registered by another process; only that process may start a PRIVATE_IN_PROC logger with it",
+                    eff.guid
+                )));
+            }
+        }
         if eff.private {
             let (count, limit) = if in_proc {
                 (rec.private_in_proc_sessions, MAX_PRIVATE_IN_PROC_SESSIONS)
@@ -1205,10 +1273,26 @@ impl State {
     fn update_session(&mut self, ctx: &Arc<LoggerContext>, u: SessionUpdate) -> Result<()> {
         let private = ctx.private_owner.is_some();
         if let Some(path) = &u.log_file {
-            if path.is_empty() || path.encode_utf16().count() > MAX_NAME_CHARS {
+            if path.is_empty()
+                || path.contains('\0')
+                || path.encode_utf16().count() > MAX_NAME_CHARS
+            {
                 return Err(Error::BadPathname(format!(
                     "{path:?} is not a usable log file name"
                 )));
+            }
+            // SES-28 holds for the file an UPDATE switches to as for StartTrace's.
+            let parent = std::path::Path::new(path)
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty());
+            if let Some(dir) = parent.filter(|d| !d.is_dir()) {
+                return Err(Error::Other {
+                    code: etwsim_types::Win32Error::ERROR_PATH_NOT_FOUND,
+                    context: format!(
+                        "the folder {} of log file {path:?} does not exist",
+                        dir.display()
+                    ),
+                });
             }
             let pk = name_key(path);
             if ctx.live.lock().log_file.as_deref().map(name_key) == Some(pk.clone()) {

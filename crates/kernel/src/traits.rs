@@ -210,6 +210,9 @@ impl crate::Process {
     /// # Errors
     /// As [`crate::Process::register_provider`] and [`Provider::set_information`].
     pub fn register_tracelogging(&self, guid: Guid, traits: &ProviderTraits) -> Result<Provider> {
+        // Check the blob before registering, so a refusal leaves no trace (not even a used
+        // registration id): a failed TraceLoggingRegister changes nothing.
+        ProviderTraits::parse(&traits.to_bytes())?;
         let p = self.register_provider(guid)?;
         match p.set_traits(traits) {
             Ok(()) => Ok(p),

@@ -253,6 +253,24 @@ impl FilterType {
     pub const STACKWALK_NAME: FilterType = FilterType(0x8000_2000);
     /// `EVENT_FILTER_TYPE_STACKWALK_LEVEL_KW` (FLT-23).
     pub const STACKWALK_LEVEL_KW: FilterType = FilterType(0x8000_4000);
+
+    /// Every documented type, in value order (FLT-14).
+    pub const ALL: [FilterType; 14] = [
+        FilterType::NONE,
+        FilterType::SCHEMATIZED,
+        FilterType::SYSTEM_FLAGS,
+        FilterType::TRACEHANDLE,
+        FilterType::PID,
+        FilterType::EXECUTABLE_NAME,
+        FilterType::PACKAGE_ID,
+        FilterType::PACKAGE_APP_ID,
+        FilterType::PAYLOAD,
+        FilterType::EVENT_ID,
+        FilterType::EVENT_NAME,
+        FilterType::STACKWALK,
+        FilterType::STACKWALK_NAME,
+        FilterType::STACKWALK_LEVEL_KW,
+    ];
 }
 
 /// `TRACE_ENABLE_INFO`: how one session enables one provider (PRV-29), as enumeration reports it.
