@@ -1237,26 +1237,40 @@ fn random_raw_input_never_panics_and_failures_change_nothing() {
     }
 }
 
-/// A kernel whose buffer cap is `u32::MAX` lets MinimumBuffers reach `u32::MAX`; MaximumBuffers
-/// 0 ("minimum + 20") must then saturate rather than overflow. (Found while writing the random
-/// test above: it panicked in debug builds.)
+/// Huge MinimumBuffers / MaximumBuffers are lowered to the internal caps — the buffer-count
+/// cap and the per-session memory cap — without overflowing "minimum + 20" (found by the random
+/// test above, which once panicked in debug builds); a count cap beyond what the per-CPU slots
+/// can index is refused when the kernel is built.
 #[test]
-fn maximum_buffers_default_saturates_at_a_huge_cap() {
+fn huge_buffer_counts_are_lowered_to_the_internal_caps() {
+    // rule: SES-59
     // rule: SES-60
+    assert!(Kernel::builder().max_buffers_cap(u32::MAX).build().is_err());
     let k = Kernel::builder()
         .cpus(4)
         .deterministic(42)
-        .max_buffers_cap(u32::MAX)
+        .max_buffers_cap(etwsim::MAX_BUFFERS_CAP)
+        .max_session_buffer_bytes(1024 * 1024)
         .build()
         .unwrap();
-    let s = k.session("Huge").minimum_buffers(u32::MAX).start().unwrap();
-    let q = s.query().unwrap();
-    assert_eq!((q.minimum_buffers, q.maximum_buffers), (u32::MAX, u32::MAX));
     let s = k
-        .session("Big")
-        .minimum_buffers(u32::MAX - 30)
+        .session("Huge")
+        .buffer_size_kb(4)
+        .minimum_buffers(u32::MAX)
         .start()
         .unwrap();
     let q = s.query().unwrap();
-    assert_eq!(q.maximum_buffers, u32::MAX - 10);
+    assert_eq!((q.minimum_buffers, q.maximum_buffers), (256, 256));
+    assert_eq!(
+        q.number_of_buffers, 256,
+        "the adjusted minimum is allocated"
+    );
+    let s = k
+        .session("Big")
+        .buffer_size_kb(4)
+        .minimum_buffers(u32::MAX - 30)
+        .maximum_buffers(u32::MAX)
+        .start()
+        .unwrap();
+    assert_eq!(s.query().unwrap().maximum_buffers, 256);
 }

@@ -35,8 +35,7 @@
 //! slots — writers (install, detach) and flushers (detach); `words` — the owner of a
 //! reservation (its range only) and the logger (after the buffer is ready, whole buffer).
 
-use crate::sync::{AtomicU32, AtomicU64, Ordering};
-use crossbeam::queue::ArrayQueue;
+use crate::sync::{AtomicU32, AtomicU64, IndexQueue, Ordering};
 use crossbeam::utils::CachePadded;
 use std::sync::OnceLock;
 
@@ -68,10 +67,16 @@ pub(crate) struct Buffer {
 }
 
 impl Buffer {
-    fn new() -> Buffer {
+    /// A buffer whose words are allocated now (`eager`, used by the loom model so every
+    /// atomic exists before the threads start) or on first use.
+    fn new(size: u64, eager: bool) -> Buffer {
+        let words = OnceLock::new();
+        if eager {
+            let _ = words.set((0..size / 8).map(|_| AtomicU64::new(0)).collect());
+        }
         Buffer {
             state: AtomicU64::new(HEADER),
-            words: OnceLock::new(),
+            words,
             cpu: AtomicU32::new(0),
         }
     }
@@ -108,12 +113,14 @@ pub(crate) struct BufferPool {
     /// Buffers handed out so far (NumberOfBuffers).
     allocated: AtomicU32,
     buffers: Box<[Buffer]>,
-    free: ArrayQueue<u32>,
+    free: IndexQueue,
     /// Sealed and drained buffers, oldest first: the flush queue.
-    ready: ArrayQueue<u32>,
+    ready: IndexQueue,
     slots: Box<[CachePadded<AtomicU64>]>,
     /// BUFFERING mode: a fixed ring; when no buffer is free the oldest ready one is reused.
     ring: bool,
+    /// Wakes the logger when a buffer becomes ready (threaded mode).
+    waker: OnceLock<Box<dyn Fn() + Send + Sync>>,
 }
 
 /// The outcome of [`BufferPool::commit`]: whether the logger has work now.
@@ -135,13 +142,16 @@ impl BufferPool {
             size: buffer_size,
             max: AtomicU32::new(max.max(min)),
             allocated: AtomicU32::new(0),
-            buffers: (0..cap).map(|_| Buffer::new()).collect(),
-            free: ArrayQueue::new(cap as usize),
-            ready: ArrayQueue::new(cap as usize),
+            buffers: (0..cap)
+                .map(|_| Buffer::new(buffer_size, cfg!(etwsim_loom)))
+                .collect(),
+            free: IndexQueue::new(cap as usize),
+            ready: IndexQueue::new(cap as usize),
             slots: (0..cpus.max(1))
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
                 .collect(),
             ring,
+            waker: OnceLock::new(),
         };
         for _ in 0..min {
             if let Some(i) = pool.grow() {
@@ -191,8 +201,10 @@ impl BufferPool {
                 (n < max).then_some(n + 1)
             })
             .ok()?;
-        let words = (0..self.size / 8).map(|_| AtomicU64::new(0)).collect();
-        let _ = self.buffers[i as usize].words.set(words);
+        if self.buffers[i as usize].words.get().is_none() {
+            let words = (0..self.size / 8).map(|_| AtomicU64::new(0)).collect();
+            let _ = self.buffers[i as usize].words.set(words);
+        }
         Some(i)
     }
 
@@ -326,6 +338,14 @@ impl BufferPool {
 
     fn push_ready(&self, i: u32) {
         self.ready.push(i).expect("capacity covers every buffer");
+        if let Some(wake) = self.waker.get() {
+            wake();
+        }
+    }
+
+    /// Sets the function that wakes the logger when a buffer becomes ready.
+    pub(crate) fn set_waker(&self, wake: Box<dyn Fn() + Send + Sync>) {
+        let _ = self.waker.set(wake);
     }
 
     /// Seals every CPU's in-use buffer that holds records, so the next flush takes them
@@ -396,17 +416,6 @@ impl BufferPool {
     pub(crate) fn release(&self, i: u32) {
         self.recycle_state(i);
         self.free.push(i).expect("capacity covers every buffer");
-    }
-
-    /// Puts a ready buffer back at the end of the ready queue (BUFFERING mode keeps its ring
-    /// until a flush).
-    pub(crate) fn requeue(&self, i: u32) {
-        self.push_ready(i);
-    }
-
-    /// Any buffer with records not yet handed to the logger?
-    pub(crate) fn has_pending(&self) -> bool {
-        !self.ready.is_empty()
     }
 }
 

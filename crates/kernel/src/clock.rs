@@ -12,8 +12,8 @@
 //! reports, so one QPC tick is 100 ns), system time as FILETIME, or CPU cycles at
 //! [`CPU_SPEED_MHZ`].
 
-use crate::sync::{AtomicU64, Ordering};
 use etwsim_types::ClockType;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// `PerfFreq` of the simulated QPC (ticks per second).

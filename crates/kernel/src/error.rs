@@ -71,6 +71,27 @@ pub enum Error {
     /// itself was carried out.
     #[error("more data: {0}")]
     MoreData(String),
+    /// The event as stored would exceed 65,535 bytes (`ERROR_ARITHMETIC_OVERFLOW`, EVT-05).
+    #[error("the event takes {size} bytes, more than the 65,535 an event may take")]
+    EventTooLarge {
+        /// Bytes the event would take in the session that refused it.
+        size: usize,
+    },
+    /// The event does not fit in one of the session's buffers (`ERROR_MORE_DATA`, EVT-06).
+    #[error("the event takes {size} bytes, a buffer holds at most {capacity}")]
+    EventLargerThanBuffer {
+        /// Bytes the event would take.
+        size: usize,
+        /// Bytes one buffer can hold for events.
+        capacity: usize,
+    },
+    /// No free buffer and the pool is at MaximumBuffers (`ERROR_NOT_ENOUGH_MEMORY`, EVT-07).
+    #[error("no free buffer: the session cannot flush as fast as events arrive")]
+    NoFreeBuffer,
+    /// A real-time session without a consumer has a full backing store
+    /// (`ERROR_LOG_FILE_FULL`, the project's Win32 form of STATUS_LOG_FILE_FULL, EVT-08).
+    #[error("the real-time backing store is full and no consumer is attached")]
+    RealTimeBacklogFull,
     /// Any other documented Win32 code, with context.
     #[error("{code}: {context}")]
     Other {
@@ -98,6 +119,10 @@ impl Error {
             Error::StopInProgress { .. } => Win32Error::ERROR_ACTIVE_CONNECTIONS,
             Error::InvalidRegHandle(_) => Win32Error::ERROR_INVALID_HANDLE,
             Error::MoreData(_) => Win32Error::ERROR_MORE_DATA,
+            Error::EventTooLarge { .. } => Win32Error::ERROR_ARITHMETIC_OVERFLOW,
+            Error::EventLargerThanBuffer { .. } => Win32Error::ERROR_MORE_DATA,
+            Error::NoFreeBuffer => Win32Error::ERROR_NOT_ENOUGH_MEMORY,
+            Error::RealTimeBacklogFull => Win32Error::ERROR_LOG_FILE_FULL,
             Error::Other { code, .. } => *code,
         }
     }

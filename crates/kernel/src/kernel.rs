@@ -16,14 +16,21 @@
 //! The event path takes neither: it reads each registration's cached enable word and its
 //! route table, which are rebuilt under `state` (see `provider`).
 
+use crate::clock::Clock;
 use crate::process::{Process, ProcessRecord, ProcessSpec, Token};
 use crate::provider::{GuidEntry, Pending};
 use crate::session::LoggerContext;
+use crate::thread::ThreadState;
 use crate::{Error, Result};
 use etwsim_types::Guid;
+use etwsim_types::LogFileMode;
 use parking_lot::{Mutex, ReentrantMutex};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The largest buffer cap: buffers are indexed in 16 bits in the per-CPU slots.
+pub const MAX_BUFFERS_CAP: u32 = 65_534;
 
 /// How the kernel runs: with real threads and clocks, or stepped and reproducible.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -53,6 +60,19 @@ pub struct KernelConfig {
     pub max_buffers_cap: u32,
     /// Free bytes on the simulated disk, for StartTrace's ERROR_DISK_FULL check (SES-27).
     pub disk_free_bytes: u64,
+    /// The most buffer memory one session may have, in bytes (SES-59/60's internal cap;
+    /// default 256 MiB): Minimum/MaximumBuffers are lowered to fit.
+    pub max_session_buffer_bytes: u64,
+    /// Virtual time one event write takes in deterministic mode, in 100-ns ticks (default 10).
+    pub event_tick: u64,
+    /// Real-time backing store per session, in buffers, while no consumer is attached
+    /// (BUF-12; default 64).
+    pub realtime_backlog_buffers: u32,
+    /// Queue of each real-time consumer, in buffers (default 256).
+    pub consumer_queue_buffers: u32,
+    /// Deterministic mode: the logger's drain bandwidth in bytes per virtual second for
+    /// `Kernel::advance`; `None` drains everything at each step.
+    pub drain_bandwidth: Option<u64>,
 }
 
 /// Builds a [`Kernel`].
@@ -98,6 +118,32 @@ impl KernelBuilder {
         self.config.disk_free_bytes = bytes;
         self
     }
+    /// The most buffer memory one session may have (SES-59/60's internal cap).
+    pub fn max_session_buffer_bytes(mut self, bytes: u64) -> Self {
+        self.config.max_session_buffer_bytes = bytes;
+        self
+    }
+    /// Virtual time per event write in deterministic mode (100-ns ticks).
+    pub fn event_tick(mut self, ticks: u64) -> Self {
+        self.config.event_tick = ticks;
+        self
+    }
+    /// Real-time backing store per session, in buffers (BUF-12).
+    pub fn realtime_backlog_buffers(mut self, n: u32) -> Self {
+        self.config.realtime_backlog_buffers = n;
+        self
+    }
+    /// Queue size of each real-time consumer, in buffers.
+    pub fn consumer_queue_buffers(mut self, n: u32) -> Self {
+        self.config.consumer_queue_buffers = n;
+        self
+    }
+    /// Deterministic mode: the logger drains at most `bytes_per_second` of buffers per virtual
+    /// second in [`Kernel::advance`].
+    pub fn drain_bandwidth(mut self, bytes_per_second: u64) -> Self {
+        self.config.drain_bandwidth = Some(bytes_per_second);
+        self
+    }
 
     /// Boots the kernel: the System process (PID 4) exists, nothing else.
     ///
@@ -118,10 +164,29 @@ impl KernelBuilder {
                 c.cpus
             )));
         }
-        if !(4..=16384).contains(&c.default_buffer_size_kb) || c.max_buffers_cap == 0 {
+        if !(4..=16384).contains(&c.default_buffer_size_kb) {
             return Err(Error::invalid(
-                "default buffer size or buffer cap out of range",
+                "the default buffer size is outside 4..=16384 KB",
             ));
+        }
+        if !(1..=MAX_BUFFERS_CAP).contains(&c.max_buffers_cap) {
+            return Err(Error::invalid(format!(
+                "the buffer cap {} is outside 1..={MAX_BUFFERS_CAP}",
+                c.max_buffers_cap
+            )));
+        }
+        if c.realtime_backlog_buffers == 0 || c.consumer_queue_buffers == 0 {
+            return Err(Error::invalid(
+                "real-time backlog and consumer queues need at least one buffer",
+            ));
+        }
+        if c.max_session_buffer_bytes < 8 * 1024 {
+            return Err(Error::invalid(
+                "a session needs room for at least two 4 KB buffers",
+            ));
+        }
+        if c.drain_bandwidth == Some(0) {
+            return Err(Error::invalid("a drain bandwidth of 0 would never drain"));
         }
         let seed = match c.mode {
             ExecutionMode::Deterministic { seed } => seed,
@@ -143,7 +208,6 @@ impl KernelBuilder {
             system_loggers: [None; crate::session::MAX_SYSTEM_LOGGERS],
             generation: 0,
             max_loggers: c.max_loggers,
-            max_buffers_cap: c.max_buffers_cap,
             disk_free: c.disk_free_bytes,
             rng: SplitMix64(seed),
             processes: BTreeMap::new(),
@@ -155,12 +219,22 @@ impl KernelBuilder {
             enable_seq: 0,
         };
         let system = state.add_process(ProcessSpec::new("System", Token::local_system()).pid(4))?;
+        let clock = match c.mode {
+            ExecutionMode::Threaded => Clock::real(),
+            ExecutionMode::Deterministic { .. } => Clock::virtual_clock(c.event_tick),
+        };
+        static KERNEL_IDS: AtomicU64 = AtomicU64::new(1);
         Ok(Kernel {
             inner: Arc::new(KernelInner {
                 config: self.config,
                 control: ReentrantMutex::new(()),
                 state: Mutex::new(state),
                 system,
+                id: KERNEL_IDS.fetch_add(1, Ordering::Relaxed),
+                clock: Arc::new(clock),
+                activity_ids: AtomicU64::new(0),
+                event_keys: AtomicU64::new(0),
+                next_cpu: AtomicU64::new(0),
             }),
         })
     }
@@ -186,6 +260,15 @@ pub(crate) struct KernelInner {
     pub(crate) state: Mutex<State>,
     /// (start key, pid) of the System process.
     system: (u64, u32),
+    /// Distinguishes kernels on one OS thread (thread bindings); not observable otherwise.
+    id: u64,
+    pub(crate) clock: Arc<Clock>,
+    /// CREATE_ID counter (EVT-16).
+    activity_ids: AtomicU64,
+    /// EVENT_KEY counter (FLT-11).
+    pub(crate) event_keys: AtomicU64,
+    /// Round-robin CPU assignment of implicit threads (threaded mode).
+    next_cpu: AtomicU64,
 }
 
 /// SplitMix64: a tiny, well-known generator; seeded, it makes GUIDs reproducible.
@@ -221,7 +304,6 @@ pub(crate) struct State {
     /// Sessions started so far; the high bits of every session handle.
     pub(crate) generation: u64,
     pub(crate) max_loggers: u32,
-    pub(crate) max_buffers_cap: u32,
     pub(crate) disk_free: u64,
     pub(crate) rng: SplitMix64,
     /// Every process ever started, by start key.
@@ -281,6 +363,7 @@ impl State {
                 registrations: 0,
                 private_sessions: 0,
                 private_in_proc_sessions: 0,
+                main_thread: None,
             },
         );
         self.live_pids.insert(pid, key);
@@ -299,6 +382,11 @@ impl Kernel {
                 default_buffer_size_kb: 64,
                 max_buffers_cap: 1024,
                 disk_free_bytes: u64::MAX,
+                max_session_buffer_bytes: 256 * 1024 * 1024,
+                event_tick: crate::clock::DEFAULT_EVENT_TICK,
+                realtime_backlog_buffers: 64,
+                consumer_queue_buffers: 256,
+                drain_bandwidth: None,
             },
         }
     }
@@ -386,6 +474,98 @@ impl Kernel {
             }
             Ok(((), Vec::new()))
         });
+    }
+
+    pub(crate) fn id(&self) -> u64 {
+        self.inner.id
+    }
+
+    /// A new locally unique activity id (EVT-16).
+    pub(crate) fn new_local_activity_id(&self) -> Guid {
+        let n = self.inner.activity_ids.fetch_add(1, Ordering::Relaxed) + 1;
+        crate::thread::local_activity_id(n, self.inner.id)
+    }
+
+    /// The simulated thread a write runs on when none is entered (see `thread`).
+    pub(crate) fn implicit_thread(&self, process_key: u64) -> Arc<ThreadState> {
+        let deterministic = self.is_deterministic();
+        let cpus = u64::from(self.cpu_count());
+        let kid = self.inner.id;
+        let cpu = if deterministic {
+            0
+        } else {
+            (self.inner.next_cpu.fetch_add(1, Ordering::Relaxed) % cpus) as u16
+        };
+        self.with_state_mut(|s| {
+            if deterministic {
+                if let Some(t) = s
+                    .processes
+                    .get(&process_key)
+                    .and_then(|p| p.main_thread.clone())
+                {
+                    return t;
+                }
+            }
+            let tid = s.next_client_id();
+            let t = Arc::new(ThreadState::new(kid, process_key, tid, cpu));
+            if deterministic {
+                if let Some(p) = s.processes.get_mut(&process_key) {
+                    p.main_thread = Some(t.clone());
+                }
+            }
+            t
+        })
+    }
+
+    fn running_sessions(&self) -> Vec<Arc<LoggerContext>> {
+        self.with_state(|s| s.running_loggers().cloned().collect())
+    }
+
+    /// Logger work for every session, now: each writes out every buffer that is ready
+    /// (deterministic mode's step; in threaded mode the logger threads do this on their own,
+    /// and calling it just helps them). BUFFERING sessions keep their ring (SES-41).
+    pub fn run_pending(&self) {
+        for ctx in self.running_sessions() {
+            if !ctx.cfg.mode.contains(LogFileMode::BUFFERING) {
+                ctx.drain(None);
+            }
+        }
+    }
+
+    /// Moves deterministic time forward by `d`: FlushTimers that come due seal their sessions'
+    /// in-use buffers (SES-63), then each logger writes out ready buffers — all of them, or
+    /// with [`KernelBuilder::drain_bandwidth`], at most that many bytes per second of `d`
+    /// (unused bandwidth is not banked beyond one buffer). In threaded mode time is real: this
+    /// only runs the timers and logger work that are due.
+    pub fn advance(&self, d: std::time::Duration) {
+        let now = self.inner.clock.advance(d);
+        let bandwidth = self.inner.config.drain_bandwidth;
+        for ctx in self.running_sessions() {
+            ctx.run_timer(now);
+            if ctx.cfg.mode.contains(LogFileMode::BUFFERING) {
+                continue;
+            }
+            match bandwidth {
+                None => {
+                    ctx.drain(None);
+                }
+                Some(bw) => {
+                    let earned = (u128::from(bw) * d.as_nanos() / 1_000_000_000) as u64;
+                    let credit = ctx
+                        .drain_credit
+                        .load(Ordering::Relaxed)
+                        .saturating_add(earned);
+                    let used = ctx.drain(Some(credit));
+                    let left = (credit - used).min(ctx.pool.buffer_size());
+                    ctx.drain_credit.store(left, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    /// The virtual (deterministic) or real time since boot.
+    pub fn now(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.inner.clock.peek() * 100)
     }
 
     pub(crate) fn with_state<R>(&self, f: impl FnOnce(&State) -> R) -> R {

@@ -32,25 +32,30 @@
 //! ```
 #![forbid(unsafe_code)]
 
-#[allow(dead_code)] // wired into sessions with the event path (issue 3)
 mod buffer;
-#[allow(dead_code)] // wired into sessions with the event path (issue 3)
 pub mod clock;
+mod consumer;
 mod error;
 pub mod filter;
 mod kernel;
+mod logger;
 mod process;
 mod provider;
 mod session;
 mod sync;
+mod thread;
 mod traits;
+mod write;
 
+pub use consumer::{Consumer, ConsumerOptions, RT_LOST_BUFFER, RT_LOST_EVENT, RT_LOST_FILE};
 pub use error::{Error, Result};
 pub use filter::{EventFilter, EventView, FilterSet, NameFilter, SlotFilter};
 pub use kernel::{
     ExecutionMode, GuidSnapshot, Kernel, KernelBuilder, KernelConfig, KernelSnapshot,
+    MAX_BUFFERS_CAP,
 };
-pub use process::{Groups, Process, ProcessSpec, Thread, Token};
+pub use logger::{BufferInfo, MemorySink, Sink};
+pub use process::{Groups, Process, ProcessSpec, Token};
 pub use provider::{
     ClassicCallback, ClassicNotification, ClassicProvider, ENABLE_SLOTS, EnableCallback,
     EnableNotification, EnableParams, EnableState, GuidEntry, MAX_REGISTRATIONS_PER_PROCESS,
@@ -64,4 +69,6 @@ pub use session::{
     MIN_BUFFER_SIZE_KB, Session, SessionBuilder, SessionConfig, SessionProperties, SessionUpdate,
     Target, TraceHandle, UNLIMITED_FILE_RESERVE, WMI_GLOBAL_LOGGER_ID,
 };
+pub use thread::{ActivityControl, Thread, ThreadGuard};
 pub use traits::{EventInfoClass, ProviderTraits, TRAIT_TYPE_DECODE_GUID, TRAIT_TYPE_GROUP};
+pub use write::{EVENT_WRITE_FLAG_INPRIVATE, EVENT_WRITE_FLAG_NO_FAULTING, WriteOptions};

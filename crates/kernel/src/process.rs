@@ -10,6 +10,7 @@
 //! process that exits and comes back with the same PID is a different process.
 
 use crate::kernel::Kernel;
+use crate::thread::Thread;
 use crate::{Error, Result};
 use bitflags::bitflags;
 
@@ -209,6 +210,8 @@ pub(crate) struct ProcessRecord {
     pub(crate) registrations: u32,
     pub(crate) private_sessions: u32,
     pub(crate) private_in_proc_sessions: u32,
+    /// The thread writes run on when no simulated thread is entered (deterministic mode).
+    pub(crate) main_thread: Option<std::sync::Arc<crate::thread::ThreadState>>,
 }
 
 impl ProcessRecord {
@@ -310,47 +313,6 @@ impl Process {
             Some(s.next_client_id())
         });
         let tid = tid.ok_or_else(|| Error::invalid(format!("process {} has exited", self.pid)))?;
-        Ok(Thread {
-            process: self.clone(),
-            tid,
-            cpu,
-        })
-    }
-}
-
-/// A simulated thread: TID, owning process and the CPU it runs on.
-#[derive(Clone, Debug)]
-pub struct Thread {
-    process: Process,
-    tid: u32,
-    cpu: u16,
-}
-
-impl Thread {
-    /// The thread id.
-    pub fn tid(&self) -> u32 {
-        self.tid
-    }
-
-    /// The CPU the thread runs on.
-    pub fn cpu(&self) -> u16 {
-        self.cpu
-    }
-
-    /// The owning process.
-    pub fn process(&self) -> &Process {
-        &self.process
-    }
-
-    /// Moves the thread to another simulated CPU (BUF-11 experiments).
-    ///
-    /// # Errors
-    /// `ERROR_INVALID_PARAMETER` if `cpu` does not exist.
-    pub fn migrate(&mut self, cpu: u16) -> Result<()> {
-        if cpu >= self.process.kernel.cpu_count() {
-            return Err(Error::invalid(format!("CPU {cpu} does not exist")));
-        }
-        self.cpu = cpu;
-        Ok(())
+        Ok(Thread::new(self.clone(), tid, cpu))
     }
 }

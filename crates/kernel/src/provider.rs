@@ -164,6 +164,13 @@ pub struct RegEntry {
     kind: RegKind,
     /// What EventSetInformation set (PRV-34, PRV-35).
     pub(crate) info: parking_lot::Mutex<RegInfo>,
+    /// The traits blob, once set: attached to every event as PROV_TRAITS (PRV-34). Set once,
+    /// read without a lock by the event path.
+    pub(crate) traits_blob: std::sync::OnceLock<Box<[u8]>>,
+    /// The registering process's user SID, binary (SID items, FLT-11).
+    pub(crate) sid: Box<[u8]>,
+    /// The registering process's terminal-session id (TS_ID items, FLT-11).
+    pub(crate) ts_id: u32,
 }
 
 /// Per-registration information set by EventSetInformation.
@@ -528,6 +535,10 @@ impl State {
         }
         let pid = rec.pid;
         let inprivate = rec.inprivate;
+        let sid = etwsim_types::record::encode_sid(&rec.token.sid)
+            .unwrap_or_default()
+            .into_boxed_slice();
+        let ts_id = rec.token.terminal_session;
         let id = self.next_reg_id;
         self.next_reg_id += 1;
         let reg = Arc::new(RegEntry {
@@ -543,6 +554,9 @@ impl State {
             inprivate,
             kind,
             info: parking_lot::Mutex::new(RegInfo::default()),
+            traits_blob: std::sync::OnceLock::new(),
+            sid,
+            ts_id,
         });
         self.processes
             .get_mut(&key)

@@ -7,13 +7,16 @@
 //! and only then allocates a logger slot — so a rejected start changes nothing.
 //! [`Session`] is the controller's handle; dropping it does not stop the session (SES-16).
 
+use crate::buffer::BufferPool;
+use crate::clock::Clock;
 use crate::kernel::{Kernel, State};
+use crate::logger::{LoggerThread, RealTime, Sink};
 use crate::process::{Process, ProcessRecord};
 use crate::{Error, Result};
 use etwsim_types::{ClockType, Guid, LogFileMode, TraceControl};
 use parking_lot::Mutex;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 
 /// `KERNEL_LOGGER_NAME`.
 pub const KERNEL_LOGGER_NAME: &str = "NT Kernel Logger";
@@ -142,6 +145,8 @@ pub(crate) struct Effective {
     pub(crate) flush_timer: u32,
     pub(crate) enable_flags: u32,
     pub(crate) private: bool,
+    /// The most buffers this session may ever have (UPDATE cannot raise MaximumBuffers above).
+    pub(crate) buffer_cap: u32,
     pub(crate) system_logger: bool,
     pub(crate) kernel_logger: bool,
 }
@@ -424,7 +429,13 @@ pub(crate) fn validate(
     } else {
         2 * u32::from(cpus)
     };
-    let cap = kcfg.max_buffers_cap.max(floor);
+    // SES-59/60: ETW may lower both to an internal cap — here the count cap, and a cap on the
+    // session's total buffer memory, which wins even over the per-CPU floor.
+    let by_memory = (kcfg.max_session_buffer_bytes / (u64::from(buffer_size_kb) * 1024)).max(2);
+    let cap = kcfg
+        .max_buffers_cap
+        .max(floor)
+        .min(u32::try_from(by_memory).unwrap_or(u32::MAX));
     let minimum_buffers = cfg.minimum_buffers.max(floor).min(cap);
     let maximum_buffers = if m.contains(LogFileMode::BUFFERING) {
         minimum_buffers
@@ -456,6 +467,7 @@ pub(crate) fn validate(
         flush_timer: cfg.flush_timer,
         enable_flags: cfg.enable_flags,
         private,
+        buffer_cap: cap,
         system_logger,
         kernel_logger,
     })
@@ -481,8 +493,6 @@ const STOPPED: u8 = 2;
 /// synchronisation.
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
-    pub(crate) number_of_buffers: AtomicU64,
-    pub(crate) free_buffers: AtomicU64,
     pub(crate) events_lost: AtomicU64,
     pub(crate) buffers_written: AtomicU64,
     pub(crate) log_buffers_lost: AtomicU64,
@@ -492,7 +502,6 @@ pub(crate) struct Counters {
 /// One running session: `WMI_LOGGER_CONTEXT`.
 #[doc(alias = "WMI_LOGGER_CONTEXT")]
 #[doc(alias = "ETW_LOGGER_CONTEXT")]
-#[derive(Debug)]
 pub struct LoggerContext {
     pub(crate) handle: TraceHandle,
     pub(crate) cfg: Effective,
@@ -505,6 +514,39 @@ pub struct LoggerContext {
     pub(crate) live: Mutex<Live>,
     pub(crate) state: AtomicU8,
     pub(crate) counters: Counters,
+    /// The kernel's clock.
+    pub(crate) clock: Arc<Clock>,
+    /// The buffers (BUF-01…BUF-11).
+    pub(crate) pool: BufferPool,
+    /// Where flushed buffers are written (the file writer, or a test's sink).
+    pub(crate) sink: Mutex<Option<Box<dyn Sink>>>,
+    /// Real-time delivery state (BUF-12…BUF-14).
+    pub(crate) rt: RealTime,
+    /// REAL_TIME is in the current mode: read by the event path without taking `live`.
+    pub(crate) realtime: AtomicBool,
+    /// Buffer sequence numbers handed out.
+    pub(crate) sequence: AtomicU64,
+    /// EventsLost when the last buffer was flushed (the EVENTS_LOST buffer flag).
+    pub(crate) lost_at_last_buffer: AtomicU32,
+    /// Serialises logger work (the logger thread, FLUSH, stop).
+    pub(crate) drain_lock: Mutex<()>,
+    /// Time of the last FlushTimer flush, in 100-ns ticks.
+    pub(crate) last_timer_flush: AtomicU64,
+    /// Deterministic drain bandwidth credit, in bytes.
+    pub(crate) drain_credit: AtomicU64,
+    /// The logger thread (threaded mode).
+    pub(crate) logger: Mutex<Option<LoggerThread>>,
+}
+
+impl std::fmt::Debug for LoggerContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoggerContext")
+            .field("handle", &self.handle)
+            .field("name", &self.cfg.name)
+            .field("state", &self.state.load(Ordering::Relaxed))
+            .field("buffers", &self.pool.allocated())
+            .finish_non_exhaustive()
+    }
 }
 
 impl LoggerContext {
@@ -544,8 +586,8 @@ impl LoggerContext {
             flush_timer: live.flush_timer,
             effective_flush_timer: flush_timer,
             enable_flags: live.enable_flags,
-            number_of_buffers: c.number_of_buffers.load(Ordering::Relaxed) as u32,
-            free_buffers: c.free_buffers.load(Ordering::Relaxed) as u32,
+            number_of_buffers: self.pool.allocated(),
+            free_buffers: self.pool.free_count(),
             events_lost: c.events_lost.load(Ordering::Relaxed) as u32,
             buffers_written: c.buffers_written.load(Ordering::Relaxed) as u32,
             log_buffers_lost: c.log_buffers_lost.load(Ordering::Relaxed) as u32,
@@ -629,11 +671,21 @@ pub struct SessionUpdate {
 
 /// Builds and starts a session: the Rust face of StartTrace.
 #[must_use = "a SessionBuilder does nothing until start() is called"]
-#[derive(Debug)]
 pub struct SessionBuilder {
     pub(crate) kernel: Kernel,
     pub(crate) caller: Option<Process>,
     pub(crate) config: SessionConfig,
+    pub(crate) sink: Option<Box<dyn Sink>>,
+}
+
+impl std::fmt::Debug for SessionBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionBuilder")
+            .field("caller", &self.caller)
+            .field("config", &self.config)
+            .field("sink", &self.sink.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl SessionBuilder {
@@ -719,7 +771,15 @@ impl SessionBuilder {
     /// As [`Kernel::start_trace`].
     pub fn start(self) -> Result<Session> {
         let caller = self.caller.unwrap_or_else(|| self.kernel.system_process());
-        self.kernel.start_trace(&caller, &self.config)
+        self.kernel
+            .start_trace_with_sink(&caller, &self.config, self.sink)
+    }
+
+    /// Writes flushed buffers to `sink` (for example a [`crate::MemorySink`] a test inspects)
+    /// instead of the session's log file.
+    pub fn sink(mut self, sink: impl Sink + 'static) -> Self {
+        self.sink = Some(Box::new(sink));
+        self
     }
 }
 
@@ -757,6 +817,21 @@ impl Session {
     pub fn kernel(&self) -> &Kernel {
         &self.kernel
     }
+    /// Full buffers waiting for the logger (deterministic mode: until the next step).
+    pub fn pending_buffers(&self) -> usize {
+        self.ctx.pool.ready_count()
+    }
+
+    /// Buffers in the real-time backing store, waiting for a consumer (BUF-12).
+    pub fn realtime_backlog(&self) -> usize {
+        self.ctx.rt.backlog_len()
+    }
+
+    /// Real-time consumers attached (CON-08).
+    pub fn consumer_count(&self) -> usize {
+        self.ctx.rt.consumer_count()
+    }
+
     /// ControlTrace(QUERY).
     ///
     /// # Errors
@@ -922,6 +997,7 @@ impl Kernel {
             kernel: self.clone(),
             caller: None,
             config: SessionConfig::new(name),
+            sink: None,
         }
     }
 
@@ -932,11 +1008,43 @@ impl Kernel {
     /// `ERROR_NO_SYSTEM_RESOURCES`, `ERROR_ACCESS_DENIED`, `ERROR_DISK_FULL`, as the rules of
     /// SES 1.1–1.6 say. Nothing changes when an error is returned.
     pub fn start_trace(&self, caller: &Process, config: &SessionConfig) -> Result<Session> {
+        self.start_trace_with_sink(caller, config, None)
+    }
+
+    /// StartTrace with the flushed buffers going to `sink` instead of the log file.
+    ///
+    /// # Errors
+    /// As [`Kernel::start_trace`].
+    pub fn start_trace_with_sink(
+        &self,
+        caller: &Process,
+        config: &SessionConfig,
+        sink: Option<Box<dyn Sink>>,
+    ) -> Result<Session> {
         let eff = validate(config, self.cpu_count(), self.config())?;
-        let ctx = self.control(|s: &mut State| {
+        let kernel = self.clone();
+        let ctx = self.control(move |s: &mut State| {
             let rec = s.live_process(caller.start_key)?.clone();
-            s.admit_session(&rec, eff).map(|ctx| (ctx, Vec::new()))
+            s.admit_session(&rec, eff, &kernel, sink)
+                .map(|ctx| (ctx, Vec::new()))
         })?;
+        if !self.is_deterministic() {
+            let parker = crossbeam::sync::Parker::new();
+            let unparker = parker.unparker().clone();
+            match LoggerThread::spawn(ctx.clone(), parker) {
+                Ok(t) => {
+                    ctx.pool.set_waker(Box::new(move || unparker.unpark()));
+                    *ctx.logger.lock() = Some(t);
+                }
+                Err(e) => {
+                    let _ = self.stop_trace(caller, Target::Handle(ctx.handle));
+                    return Err(Error::Other {
+                        code: etwsim_types::Win32Error::ERROR_NO_SYSTEM_RESOURCES,
+                        context: format!("the logger thread could not start: {e}"),
+                    });
+                }
+            }
+        }
         Ok(Session {
             kernel: self.clone(),
             ctx,
@@ -970,7 +1078,8 @@ impl Kernel {
                 return Err(Error::StopInProgress { name: ctx.cfg.name.clone() });
             }
             match code {
-                TraceControl::Query | TraceControl::Flush => {}
+                TraceControl::Query => {}
+                TraceControl::Flush => ctx.flush_now(),
                 TraceControl::Update => s.update_session(&ctx, update.cloned().unwrap_or_default())?,
                 TraceControl::IncrementFile => {
                     let mut live = ctx.live.lock();
@@ -992,6 +1101,13 @@ impl Kernel {
                     live.mode = (live.mode - LogFileMode::FILE_LAYOUT - LogFileMode::PREALLOCATE)
                         | LogFileMode::REAL_TIME;
                     live.log_file = None;
+                    drop(live);
+                    // SES-81: ETL writing off, real-time delivery on, from the next buffer.
+                    ctx.flush_now();
+                    ctx.realtime.store(true, Ordering::Release);
+                    if let Some(mut sink) = ctx.sink.lock().take() {
+                        let _ = sink.close(&ctx.properties());
+                    }
                 }
                 TraceControl::Stop => unreachable!("handled above"),
             }
@@ -1019,7 +1135,21 @@ impl Kernel {
             let pending = s.disable_everywhere(&ctx);
             Ok((ctx, pending))
         })?;
-        self.control(|s: &mut State| Ok((s.remove_session(&ctx), Vec::new())))
+        // SES-79: the remaining buffered events are flushed as part of stopping.
+        if let Some(t) = ctx.logger.lock().take() {
+            t.stop();
+        }
+        if !ctx.cfg.mode.contains(LogFileMode::BUFFERING) {
+            ctx.flush_now();
+        }
+        let props = self.control(|s: &mut State| Ok((s.remove_session(&ctx), Vec::new())))?;
+        if let Some(mut sink) = ctx.sink.lock().take() {
+            // The statistics are final either way; a failure to finish the file shows in
+            // the file itself (issue 4's writer reports it).
+            let _ = sink.close(&props);
+        }
+        ctx.rt.notify();
+        Ok(props)
     }
 
     /// QueryAllTraces as `caller`: the running non-private sessions the caller may query, in
@@ -1061,6 +1191,8 @@ impl State {
         &mut self,
         rec: &ProcessRecord,
         mut eff: Effective,
+        kernel: &Kernel,
+        sink: Option<Box<dyn Sink>>,
     ) -> Result<Arc<LoggerContext>> {
         if !eff.private {
             if eff.kernel_logger && !rec.token.may_control_kernel_logger() {
@@ -1244,12 +1376,31 @@ impl State {
             }),
             state: AtomicU8::new(RUNNING),
             counters: Counters::default(),
+            clock: kernel.inner.clock.clone(),
+            // BUF-01: the adjusted minimum is allocated at start, all free.
+            pool: BufferPool::new(
+                u64::from(eff.buffer_size_kb) * 1024,
+                eff.minimum_buffers,
+                eff.maximum_buffers,
+                eff.buffer_cap,
+                if eff.mode.contains(LogFileMode::NO_PER_PROCESSOR_BUFFERING) {
+                    1
+                } else {
+                    usize::from(kernel.cpu_count())
+                },
+                eff.mode.contains(LogFileMode::BUFFERING),
+            ),
+            sink: Mutex::new(sink),
+            rt: RealTime::new(kernel.config().realtime_backlog_buffers as usize),
+            realtime: AtomicBool::new(eff.mode.contains(LogFileMode::REAL_TIME)),
+            sequence: AtomicU64::new(0),
+            lost_at_last_buffer: AtomicU32::new(0),
+            drain_lock: Mutex::new(()),
+            last_timer_flush: AtomicU64::new(kernel.inner.clock.peek()),
+            drain_credit: AtomicU64::new(0),
+            logger: Mutex::new(None),
             cfg: eff,
         });
-        // BUF-01: the adjusted minimum is allocated at start, all free.
-        let min = u64::from(ctx.cfg.minimum_buffers);
-        ctx.counters.number_of_buffers.store(min, Ordering::Relaxed);
-        ctx.counters.free_buffers.store(min, Ordering::Relaxed);
         if let Some(i) = system_slot {
             self.system_loggers[i] = Some(id);
         }
@@ -1330,7 +1481,8 @@ impl State {
             live.maximum_buffers = u
                 .maximum_buffers
                 .max(ctx.cfg.minimum_buffers)
-                .min(self.max_buffers_cap.max(ctx.cfg.minimum_buffers));
+                .min(ctx.cfg.buffer_cap);
+            ctx.pool.set_max(live.maximum_buffers);
         }
         match u.real_time {
             Some(true) if !live.mode.contains(LogFileMode::BUFFERING) => {
@@ -1342,6 +1494,10 @@ impl State {
         if let (Some(flags), true) = (u.enable_flags, ctx.cfg.system_logger) {
             live.enable_flags = flags;
         }
+        ctx.realtime.store(
+            live.mode.contains(LogFileMode::REAL_TIME),
+            Ordering::Release,
+        );
         Ok(())
     }
 

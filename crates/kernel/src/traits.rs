@@ -170,6 +170,7 @@ impl Provider {
                     ));
                 }
                 info.traits = Some(ProviderTraits::parse(data)?);
+                let _ = self.reg.traits_blob.set(data.into());
                 info.use_descriptor_type = true;
                 Ok(())
             }

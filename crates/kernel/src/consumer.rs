@@ -1,0 +1,206 @@
+//! Real-time consumers: OpenTrace on a session name, events oldest first, loss markers
+//! (CON-01…CON-08, BUF-12…BUF-14, SES-65).
+
+use crate::kernel::Kernel;
+use crate::logger::{ConsumerQueue, RtItem};
+use crate::process::Process;
+use crate::session::{LoggerContext, Target};
+use crate::{Error, Result};
+use etwsim_types::record::{decode_buffer, header_flags};
+use etwsim_types::{EventDescriptor, EventHeader, EventRecord, Guid, Level, LogFileMode, Opcode};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+/// `RTLostEvent`: one or more events were lost (BUF-14).
+pub const RT_LOST_EVENT: u8 = 32;
+/// `RTLostBuffer`: one or more buffers were lost (BUF-14).
+pub const RT_LOST_BUFFER: u8 = 33;
+/// `RTLostFile`: the AutoLogger's backing file was lost (BUF-14).
+pub const RT_LOST_FILE: u8 = 34;
+
+/// How a consumer wants its events (`EVENT_TRACE_LOGFILE.ProcessTraceMode`, CON-02).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConsumerOptions {
+    /// `PROCESS_TRACE_MODE_RAW_TIMESTAMP`: keep the session's raw clock values instead of
+    /// converting to FILETIME (SES-65).
+    pub raw_timestamps: bool,
+}
+
+/// A real-time consumer of one session (`OpenTrace` with `LoggerName`).
+pub struct Consumer {
+    ctx: Arc<LoggerContext>,
+    queue: Arc<ConsumerQueue>,
+    options: ConsumerOptions,
+    boot_filetime: i64,
+    ready: VecDeque<EventRecord>,
+}
+
+impl std::fmt::Debug for Consumer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Consumer")
+            .field("session", &self.ctx.cfg.name)
+            .field("ready", &self.ready.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Kernel {
+    /// OpenTrace on the real-time session `name`, as `caller` (CON-01). The session's
+    /// backlog, if any, is delivered first (BUF-12).
+    ///
+    /// # Errors
+    /// `ERROR_ACCESS_DENIED` unless the caller may consume in real time (SEC-05);
+    /// `ERROR_WMI_INSTANCE_NOT_FOUND` if no such session runs or it is not real-time (CON-03).
+    pub fn open_realtime(
+        &self,
+        caller: &Process,
+        name: &str,
+        options: ConsumerOptions,
+    ) -> Result<Consumer> {
+        let ctx = self.with_state(|s| {
+            let rec = s.live_process(caller.start_key)?;
+            if !rec.token.may_control_sessions() {
+                return Err(Error::AccessDenied(format!(
+                    "{} may not consume events in real time",
+                    rec.token.user
+                )));
+            }
+            s.resolve(caller.start_key, Target::Name(name))
+        })?;
+        if !ctx.is_running() || !ctx.live.lock().mode.contains(LogFileMode::REAL_TIME) {
+            return Err(Error::SessionNotFound(format!(
+                "session {name:?} is not a running real-time session"
+            )));
+        }
+        let queue = ctx.rt.attach(self.config().consumer_queue_buffers as usize);
+        Ok(Consumer {
+            boot_filetime: self.inner.clock.boot_filetime(),
+            ctx,
+            queue,
+            options,
+            ready: VecDeque::new(),
+        })
+    }
+}
+
+fn marker(kind: u8, ctx: &LoggerContext, timestamp: i64) -> EventRecord {
+    EventRecord {
+        header: EventHeader {
+            size: 0x50,
+            header_type: 0x13,
+            flags: header_flags::HEADER_64_BIT,
+            timestamp,
+            provider_id: Guid::RT_LOST_EVENT,
+            descriptor: EventDescriptor::new(0, Level(0), etwsim_types::Keyword(0))
+                .with_opcode(Opcode(kind)),
+            ..EventHeader::default()
+        },
+        buffer_context: etwsim_types::BufferContext {
+            processor_index: 0,
+            logger_id: ctx.logger_id(),
+        },
+        extended_data: Vec::new(),
+        user_data: Vec::new(),
+    }
+}
+
+impl Consumer {
+    /// The session consumed.
+    pub fn session_name(&self) -> &str {
+        &self.ctx.cfg.name
+    }
+
+    /// `true` while the session runs: once it stopped and everything was taken, nothing more
+    /// will come (CON-05).
+    pub fn is_session_running(&self) -> bool {
+        self.ctx.is_running()
+    }
+
+    /// Moves every delivered buffer into the ready list: records of one batch are merged
+    /// oldest first by timestamp across CPUs (CON-04), each RTLostEvent / RTLostBuffer marker
+    /// placed before the events of the buffer it concerns (BUF-14).
+    fn collect(&mut self) {
+        let items: Vec<RtItem> = self.queue.items.lock().drain(..).collect();
+        if items.is_empty() {
+            return;
+        }
+        let mut batch: Vec<(i64, usize, EventRecord)> = Vec::new();
+        let mut pending_markers: Vec<u8> = Vec::new();
+        let clock = self.ctx.cfg.clock;
+        for item in items {
+            match item {
+                RtItem::Lost(kind) => pending_markers.push(kind),
+                RtItem::Buffer(d) => {
+                    let (records, _) = decode_buffer(&d.bytes);
+                    let first_ts = records.first().map_or(0, |r| r.header.timestamp);
+                    for kind in pending_markers.drain(..) {
+                        let n = batch.len();
+                        batch.push((first_ts, n, marker(kind, &self.ctx, first_ts)));
+                    }
+                    for mut r in records {
+                        r.header.flags |= header_flags::HEADER_64_BIT;
+                        let n = batch.len();
+                        batch.push((r.header.timestamp, n, r));
+                    }
+                }
+            }
+        }
+        batch.sort_by_key(|(ts, n, _)| (*ts, *n));
+        for (_, _, mut r) in batch {
+            if !self.options.raw_timestamps {
+                r.header.timestamp =
+                    crate::clock::raw_to_filetime(r.header.timestamp, clock, self.boot_filetime);
+            }
+            self.ready.push_back(r);
+        }
+    }
+
+    /// The next delivered event, if any, without waiting.
+    pub fn next_event(&mut self) -> Option<EventRecord> {
+        if self.ready.is_empty() {
+            self.collect();
+        }
+        self.ready.pop_front()
+    }
+
+    /// Every event delivered so far, oldest first.
+    pub fn drain(&mut self) -> Vec<EventRecord> {
+        self.collect();
+        self.ready.drain(..).collect()
+    }
+
+    /// Waits up to `timeout` for the next event (threaded mode); returns `None` on time-out
+    /// or when the session has stopped and everything was taken.
+    pub fn wait_event(&mut self, timeout: Duration) -> Option<EventRecord> {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            if let Some(r) = self.next_event() {
+                return Some(r);
+            }
+            if !self.ctx.is_running() {
+                return None;
+            }
+            let mut g = self.ctx.rt.signal_lock.lock();
+            if !self.queue.items.lock().is_empty() {
+                continue;
+            }
+            if self.ctx.rt.signal.wait_until(&mut g, deadline).timed_out() {
+                drop(g);
+                return self.next_event();
+            }
+        }
+    }
+
+    /// CloseTrace: detaches from the session; buffers not yet taken are dropped.
+    pub fn close(self) {
+        self.queue.closed.store(true, Ordering::Release);
+    }
+}
+
+impl Drop for Consumer {
+    fn drop(&mut self) {
+        self.queue.closed.store(true, Ordering::Release);
+    }
+}

@@ -1,0 +1,457 @@
+//! The logger: what happens to a buffer after it is full (BUF-05…BUF-08, BUF-12…BUF-14,
+//! CON-08, SES-63, SES-78, SES-79).
+//!
+//! Ready buffers (sealed and drained of writers) wait in the pool's queue. Logger work —
+//! [`LoggerContext::drain`] — takes them oldest first, fills in the `WMI_BUFFER_HEADER`,
+//! hands the bytes to the session's [`Sink`] (a file writer, or the in-memory sink) and to
+//! real-time delivery, counts what was written or lost, and returns the buffer to the free list.
+//!
+//! Who runs it: in threaded mode one named OS thread per session, woken when a buffer becomes
+//! ready and by the FlushTimer; in deterministic mode only `Kernel::run_pending` and
+//! `Kernel::advance`, optionally limited to a modelled drain bandwidth.
+//!
+//! Real-time delivery: each consumer has a bounded queue; a consumer whose queue is full loses
+//! the buffer (RealTimeBuffersLost) and later receives an RTLostBuffer marker (type 33) before
+//! the next buffer it does get; a consumer that missed events the session lost receives an
+//! RTLostEvent marker (type 32) (BUF-14). With no consumer attached, buffers wait in a backing
+//! store of bounded size; once it is full, writes fail with `ERROR_LOG_FILE_FULL` and count as
+//! lost (EVT-08, BUF-12) until a consumer attaches and takes the backlog.
+
+use crate::session::{LoggerContext, SessionProperties};
+use etwsim_types::record::{BufferHeader, buffer_flags, decode_buffer};
+use etwsim_types::{EventRecord, LogFileMode};
+use parking_lot::{Condvar, Mutex};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+/// Where one flushed buffer came from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BufferInfo {
+    /// The session's logger id.
+    pub logger_id: u16,
+    /// The CPU whose buffer it was.
+    pub processor: u16,
+    /// The session's buffer sequence number (1, 2, 3…).
+    pub sequence: u64,
+    /// The session's raw clock at flush.
+    pub timestamp: i64,
+    /// Bytes used, header included.
+    pub used: u32,
+}
+
+/// Where a session's flushed buffers are written: the `.etl` file writer plugs in here, and
+/// so does [`MemorySink`]. Called from the logger only, one buffer at a time.
+pub trait Sink: Send {
+    /// Writes one buffer (exactly BufferSize bytes, header filled in).
+    ///
+    /// # Errors
+    /// An I/O error: the buffer counts in LogBuffersLost (BUF-07).
+    fn write_buffer(&mut self, buffer: &[u8], info: &BufferInfo) -> std::io::Result<()>;
+
+    /// The session stopped; `stats` are its final statistics.
+    ///
+    /// # Errors
+    /// An I/O error finishing the output.
+    fn close(&mut self, stats: &SessionProperties) -> std::io::Result<()> {
+        let _ = stats;
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+struct MemoryInner {
+    buffers: Vec<Vec<u8>>,
+    capacity: Option<usize>,
+    closed: Option<SessionProperties>,
+}
+
+/// A sink that keeps every buffer in memory; clones share the storage, so a test keeps one
+/// and gives the other to the session. [`MemorySink::with_capacity`] makes it fail like a full
+/// disk once it holds that many buffers.
+#[derive(Clone, Default)]
+pub struct MemorySink {
+    inner: Arc<Mutex<MemoryInner>>,
+}
+
+impl std::fmt::Debug for MemorySink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemorySink")
+            .field("buffers", &self.inner.lock().buffers.len())
+            .finish()
+    }
+}
+
+impl MemorySink {
+    /// An unbounded in-memory sink.
+    pub fn new() -> MemorySink {
+        MemorySink::default()
+    }
+
+    /// A sink that fails (`ERROR_DISK_FULL`-style) once it holds `buffers` buffers.
+    pub fn with_capacity(buffers: usize) -> MemorySink {
+        let s = MemorySink::default();
+        s.inner.lock().capacity = Some(buffers);
+        s
+    }
+
+    /// The buffers written so far, in order.
+    pub fn buffers(&self) -> Vec<Vec<u8>> {
+        self.inner.lock().buffers.clone()
+    }
+
+    /// Every record of every buffer, in buffer order.
+    pub fn records(&self) -> Vec<EventRecord> {
+        self.inner
+            .lock()
+            .buffers
+            .iter()
+            .flat_map(|b| decode_buffer(b).0)
+            .collect()
+    }
+
+    /// The final statistics, once the session stopped.
+    pub fn closed(&self) -> Option<SessionProperties> {
+        self.inner.lock().closed.clone()
+    }
+}
+
+impl Sink for MemorySink {
+    fn write_buffer(&mut self, buffer: &[u8], _info: &BufferInfo) -> std::io::Result<()> {
+        let mut i = self.inner.lock();
+        if i.capacity.is_some_and(|c| i.buffers.len() >= c) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::StorageFull,
+                "the simulated disk is full",
+            ));
+        }
+        i.buffers.push(buffer.to_vec());
+        Ok(())
+    }
+
+    fn close(&mut self, stats: &SessionProperties) -> std::io::Result<()> {
+        self.inner.lock().closed = Some(stats.clone());
+        Ok(())
+    }
+}
+
+/// One buffer as real-time delivery passes it on.
+#[derive(Clone, Debug)]
+pub(crate) struct Delivered {
+    pub(crate) bytes: Arc<[u8]>,
+    /// The session's EventsLost when the buffer was flushed.
+    pub(crate) events_lost: u32,
+}
+
+/// What a consumer's queue holds.
+#[derive(Clone, Debug)]
+pub(crate) enum RtItem {
+    Buffer(Delivered),
+    /// RTLostEvent (32) or RTLostBuffer (33) before the next buffer.
+    Lost(u8),
+}
+
+/// One attached real-time consumer's queue.
+pub(crate) struct ConsumerQueue {
+    pub(crate) items: Mutex<VecDeque<RtItem>>,
+    capacity: usize,
+    /// Buffers this consumer missed since it last received one.
+    missed_buffers: AtomicU32,
+    /// The session's EventsLost the consumer has been told about.
+    seen_events_lost: AtomicU32,
+    pub(crate) closed: AtomicBool,
+}
+
+impl ConsumerQueue {
+    fn offer(&self, d: &Delivered) -> bool {
+        let mut q = self.items.lock();
+        if q.len() >= self.capacity {
+            self.missed_buffers.fetch_add(1, Ordering::Relaxed);
+            return false;
+        }
+        if self.missed_buffers.swap(0, Ordering::Relaxed) > 0 {
+            q.push_back(RtItem::Lost(33));
+        }
+        if d.events_lost > self.seen_events_lost.swap(d.events_lost, Ordering::Relaxed) {
+            q.push_back(RtItem::Lost(32));
+        }
+        q.push_back(RtItem::Buffer(d.clone()));
+        true
+    }
+}
+
+struct RtInner {
+    consumers: Vec<Arc<ConsumerQueue>>,
+    backlog: VecDeque<Delivered>,
+}
+
+/// A session's real-time delivery state.
+pub(crate) struct RealTime {
+    inner: Mutex<RtInner>,
+    /// EVT-08: no consumer and the backing store is full — writes fail.
+    pub(crate) full: AtomicBool,
+    /// Backing-store size in buffers (BUF-12; a simulator parameter).
+    limit: usize,
+    /// Signalled on every delivery and at stop, for blocking consumers.
+    pub(crate) signal: Condvar,
+    pub(crate) signal_lock: Mutex<()>,
+}
+
+impl RealTime {
+    pub(crate) fn new(limit: usize) -> RealTime {
+        RealTime {
+            inner: Mutex::new(RtInner {
+                consumers: Vec::new(),
+                backlog: VecDeque::new(),
+            }),
+            full: AtomicBool::new(false),
+            limit: limit.max(1),
+            signal: Condvar::new(),
+            signal_lock: Mutex::new(()),
+        }
+    }
+
+    /// Delivers one buffer. Returns (taken by someone, buffers lost).
+    fn deliver(&self, d: Delivered) -> (bool, u32) {
+        let mut inner = self.inner.lock();
+        inner
+            .consumers
+            .retain(|c| !c.closed.load(Ordering::Acquire));
+        let result = if inner.consumers.is_empty() {
+            if inner.backlog.len() < self.limit {
+                inner.backlog.push_back(d);
+                if inner.backlog.len() >= self.limit {
+                    self.full.store(true, Ordering::Release);
+                }
+                (true, 0)
+            } else {
+                (false, 1)
+            }
+        } else {
+            let mut any = false;
+            let mut lost = 0;
+            for c in &inner.consumers {
+                if c.offer(&d) {
+                    any = true;
+                } else {
+                    lost += 1;
+                }
+            }
+            (any, lost)
+        };
+        drop(inner);
+        self.notify();
+        result
+    }
+
+    pub(crate) fn notify(&self) {
+        let _g = self.signal_lock.lock();
+        self.signal.notify_all();
+    }
+
+    /// Attaches a consumer; the backlog is delivered to it first (BUF-12).
+    pub(crate) fn attach(&self, capacity: usize) -> Arc<ConsumerQueue> {
+        let q = Arc::new(ConsumerQueue {
+            items: Mutex::new(VecDeque::new()),
+            capacity: capacity.max(1),
+            missed_buffers: AtomicU32::new(0),
+            seen_events_lost: AtomicU32::new(0),
+            closed: AtomicBool::new(false),
+        });
+        let mut inner = self.inner.lock();
+        {
+            let mut items = q.items.lock();
+            for d in inner.backlog.drain(..) {
+                if d.events_lost > q.seen_events_lost.swap(d.events_lost, Ordering::Relaxed) {
+                    items.push_back(RtItem::Lost(32));
+                }
+                items.push_back(RtItem::Buffer(d));
+            }
+        }
+        self.full.store(false, Ordering::Release);
+        inner.consumers.push(q.clone());
+        q
+    }
+
+    /// Buffers waiting in the backing store.
+    pub(crate) fn backlog_len(&self) -> usize {
+        self.inner.lock().backlog.len()
+    }
+
+    /// Consumers attached.
+    pub(crate) fn consumer_count(&self) -> usize {
+        let inner = self.inner.lock();
+        inner
+            .consumers
+            .iter()
+            .filter(|c| !c.closed.load(Ordering::Acquire))
+            .count()
+    }
+}
+
+impl LoggerContext {
+    /// Logger work: writes out ready buffers, oldest first, at most `budget` bytes' worth when
+    /// given (deterministic drain bandwidth). Returns the bytes written out.
+    pub(crate) fn drain(&self, budget: Option<u64>) -> u64 {
+        let size = self.pool.buffer_size();
+        let mut done = 0u64;
+        let mut scratch = Vec::with_capacity(size as usize);
+        let _serial = self.drain_lock.lock();
+        loop {
+            if budget.is_some_and(|b| done + size > b) {
+                break;
+            }
+            let Some((i, processor, used)) = self.pool.pop_ready() else {
+                break;
+            };
+            let sequence = self.sequence.fetch_add(1, Ordering::Relaxed) + 1;
+            let timestamp = self.clock.raw(self.clock.peek(), self.cfg.clock);
+            let lost = self.counters.events_lost.load(Ordering::Relaxed) as u32;
+            let prev = self.lost_at_last_buffer.swap(lost, Ordering::Relaxed);
+            let per_cpu = !self
+                .cfg
+                .mode
+                .contains(LogFileMode::NO_PER_PROCESSOR_BUFFERING);
+            let header = BufferHeader {
+                buffer_size: size as u32,
+                used: used as u32,
+                timestamp,
+                sequence: sequence as i64,
+                processor: if per_cpu { processor } else { 0 },
+                logger_id: self.logger_id(),
+                flags: buffer_flags::PROC_INDEX
+                    | if lost > prev {
+                        buffer_flags::EVENTS_LOST
+                    } else {
+                        0
+                    },
+                buffer_type: 0,
+            }
+            .encode();
+            self.pool.read(i, used, &header, 0xFF, &mut scratch);
+            self.pool.release(i);
+            let info = BufferInfo {
+                logger_id: self.logger_id(),
+                processor,
+                sequence,
+                timestamp,
+                used: used as u32,
+            };
+            self.write_out(&scratch, &info, lost);
+            done += size;
+        }
+        done
+    }
+
+    /// Writes out every buffer with records now: seals the in-use buffers and drains
+    /// (ControlTrace FLUSH, stop — BUF-05, SES-78). A BUFFERING session without a sink keeps its
+    /// ring: it has nowhere to write it.
+    pub(crate) fn flush_now(&self) {
+        if self.cfg.mode.contains(LogFileMode::BUFFERING) && self.sink.lock().is_none() {
+            return;
+        }
+        self.pool.seal_all();
+        self.drain(None);
+    }
+
+    fn write_out(&self, bytes: &[u8], info: &BufferInfo, events_lost: u32) {
+        let mut written = false;
+        if let Some(sink) = self.sink.lock().as_mut() {
+            match sink.write_buffer(bytes, info) {
+                Ok(()) => written = true,
+                Err(_) => {
+                    self.counters
+                        .log_buffers_lost
+                        .fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+        if self.realtime.load(Ordering::Acquire) {
+            let (taken, lost) = self.rt.deliver(Delivered {
+                bytes: Arc::from(bytes),
+                events_lost,
+            });
+            written |= taken;
+            self.counters
+                .real_time_buffers_lost
+                .fetch_add(u64::from(lost), Ordering::Relaxed);
+        }
+        if written {
+            self.counters
+                .buffers_written
+                .fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// FlushTimer period in 100-ns ticks, `None` when timed flushes are off (SES-63).
+    pub(crate) fn flush_period(&self) -> Option<u64> {
+        let live = self.live.lock();
+        if live.mode.contains(LogFileMode::BUFFERING) {
+            return None;
+        }
+        let secs = match live.flush_timer {
+            0 if live.mode.contains(LogFileMode::REAL_TIME) => 1,
+            0 => return None,
+            s => s,
+        };
+        Some(u64::from(secs) * 10_000_000)
+    }
+
+    /// Runs the FlushTimer if it is due at `now` (100-ns ticks): seals every non-empty
+    /// in-use buffer so the next drain writes it (BUF-05, SES-63).
+    pub(crate) fn run_timer(&self, now: u64) {
+        let Some(period) = self.flush_period() else {
+            return;
+        };
+        let last = self.last_timer_flush.load(Ordering::Relaxed);
+        if now >= last + period {
+            self.pool.seal_all();
+            self.last_timer_flush
+                .store(now - (now - last) % period, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A session's logger thread (threaded mode).
+pub(crate) struct LoggerThread {
+    pub(crate) handle: std::thread::JoinHandle<()>,
+    pub(crate) unparker: crossbeam::sync::Unparker,
+    pub(crate) stop: Arc<AtomicBool>,
+}
+
+impl LoggerThread {
+    /// Starts the logger thread of `ctx`, named `etwsim-logger-<id>`.
+    pub(crate) fn spawn(
+        ctx: Arc<LoggerContext>,
+        parker: crossbeam::sync::Parker,
+    ) -> std::io::Result<LoggerThread> {
+        let unparker = parker.unparker().clone();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stop2 = stop.clone();
+        let handle = std::thread::Builder::new()
+            .name(format!("etwsim-logger-{}", ctx.logger_id()))
+            .spawn(move || {
+                let idle = std::time::Duration::from_secs(3600);
+                while !stop2.load(Ordering::Acquire) {
+                    let wait = ctx
+                        .flush_period()
+                        .map_or(idle, |p| std::time::Duration::from_nanos(p * 100));
+                    parker.park_timeout(wait.min(std::time::Duration::from_millis(250)));
+                    ctx.run_timer(ctx.clock.peek());
+                    ctx.drain(None);
+                }
+            })?;
+        Ok(LoggerThread {
+            handle,
+            unparker,
+            stop,
+        })
+    }
+
+    /// Stops and joins the thread; the caller does the final flush itself.
+    pub(crate) fn stop(self) {
+        self.stop.store(true, Ordering::Release);
+        self.unparker.unpark();
+        let _ = self.handle.join();
+    }
+}

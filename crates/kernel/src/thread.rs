@@ -1,0 +1,261 @@
+//! Simulated threads: TID, CPU, the thread-local activity ID (EVT-14…EVT-16), simulated stack
+//! frames, and which simulated thread an event write runs on.
+//!
+//! A write runs on the *current* simulated thread: the one [`Thread::enter`] bound to this OS
+//! thread, if it belongs to the writing provider's process. Otherwise an implicit thread of
+//! that process is used: in deterministic mode the process's main thread (CPU 0), so the
+//! result never depends on the OS; in threaded mode one simulated thread per OS thread and
+//! process, on CPUs assigned round-robin, stable for the OS thread's life.
+
+use crate::process::Process;
+use crate::{Error, Result};
+use etwsim_types::Guid;
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// `EVENT_ACTIVITY_CTRL_*` codes of EventActivityIdControl (EVT-15).
+#[doc(alias = "EVENT_ACTIVITY_CTRL_GET_ID")]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum ActivityControl {
+    /// 1, `EVENT_ACTIVITY_CTRL_GET_ID`: out ← the thread's id.
+    GetId = 1,
+    /// 2, `EVENT_ACTIVITY_CTRL_SET_ID`: the thread's id ← in.
+    SetId = 2,
+    /// 3, `EVENT_ACTIVITY_CTRL_CREATE_ID`: out ← a new locally unique id.
+    CreateId = 3,
+    /// 4, `EVENT_ACTIVITY_CTRL_GET_SET_ID`: swap the thread's id and the argument.
+    GetSetId = 4,
+    /// 5, `EVENT_ACTIVITY_CTRL_CREATE_SET_ID`: out ← the thread's id, the thread's id ← new.
+    CreateSetId = 5,
+}
+
+impl ActivityControl {
+    /// From the raw code; `None` for others (rejected with `ERROR_INVALID_PARAMETER`, the
+    /// project's choice for EVT-15's open case).
+    pub fn from_raw(v: u32) -> Option<ActivityControl> {
+        Some(match v {
+            1 => ActivityControl::GetId,
+            2 => ActivityControl::SetId,
+            3 => ActivityControl::CreateId,
+            4 => ActivityControl::GetSetId,
+            5 => ActivityControl::CreateSetId,
+            _ => return None,
+        })
+    }
+}
+
+/// The shared state of one simulated thread.
+#[derive(Debug)]
+pub(crate) struct ThreadState {
+    pub(crate) tid: u32,
+    pub(crate) process_key: u64,
+    /// Kernel identity, so a binding never leaks across kernels on one OS thread.
+    pub(crate) kernel_id: u64,
+    /// The simulated CPU. Written by `migrate`, read by writes (`Relaxed`: a migration races
+    /// with a write on another OS thread only in tests that ask for it).
+    pub(crate) cpu: AtomicU32,
+    /// The thread-local activity ID, as two halves. Only code running as this thread changes
+    /// it, so a torn read cannot happen in a well-formed program.
+    activity: [AtomicU64; 2],
+    /// Simulated return addresses for stack-trace items (FLT-12); empty = synthesise.
+    pub(crate) stack: parking_lot::Mutex<Arc<[u64]>>,
+}
+
+impl ThreadState {
+    pub(crate) fn new(kernel_id: u64, process_key: u64, tid: u32, cpu: u16) -> ThreadState {
+        ThreadState {
+            tid,
+            process_key,
+            kernel_id,
+            cpu: AtomicU32::new(u32::from(cpu)),
+            activity: [AtomicU64::new(0), AtomicU64::new(0)],
+            stack: parking_lot::Mutex::new(Arc::from(Vec::new())),
+        }
+    }
+
+    pub(crate) fn activity_id(&self) -> Guid {
+        let hi = self.activity[0].load(Ordering::Relaxed);
+        let lo = self.activity[1].load(Ordering::Relaxed);
+        Guid::from_u128((u128::from(hi) << 64) | u128::from(lo))
+    }
+
+    pub(crate) fn set_activity_id(&self, g: Guid) {
+        let v = g.as_u128();
+        self.activity[0].store((v >> 64) as u64, Ordering::Relaxed);
+        self.activity[1].store(v as u64, Ordering::Relaxed);
+    }
+}
+
+/// A simulated thread of a simulated process. Clones share the thread.
+#[derive(Clone, Debug)]
+pub struct Thread {
+    process: Process,
+    pub(crate) state: Arc<ThreadState>,
+}
+
+thread_local! {
+    /// Simulated threads entered on this OS thread, innermost last.
+    static ENTERED: RefCell<Vec<Arc<ThreadState>>> = const { RefCell::new(Vec::new()) };
+    /// Implicit simulated threads of this OS thread (threaded mode), per kernel and process.
+    static IMPLICIT: RefCell<Vec<Arc<ThreadState>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Keeps a simulated thread current on this OS thread until dropped ([`Thread::enter`]).
+#[must_use = "the thread stays current only while the guard lives"]
+#[derive(Debug)]
+pub struct ThreadGuard {
+    _not_send: std::marker::PhantomData<*const ()>,
+}
+
+impl Drop for ThreadGuard {
+    fn drop(&mut self) {
+        ENTERED.with(|e| {
+            e.borrow_mut().pop();
+        });
+    }
+}
+
+impl Thread {
+    pub(crate) fn new(process: Process, tid: u32, cpu: u16) -> Thread {
+        let state = Arc::new(ThreadState::new(
+            process.kernel.id(),
+            process.start_key,
+            tid,
+            cpu,
+        ));
+        Thread { process, state }
+    }
+
+    /// The thread id.
+    pub fn tid(&self) -> u32 {
+        self.state.tid
+    }
+
+    /// The CPU the thread runs on.
+    pub fn cpu(&self) -> u16 {
+        self.state.cpu.load(Ordering::Relaxed) as u16
+    }
+
+    /// The owning process.
+    pub fn process(&self) -> &Process {
+        &self.process
+    }
+
+    /// Moves the thread to another simulated CPU (BUF-11 experiments).
+    ///
+    /// # Errors
+    /// `ERROR_INVALID_PARAMETER` if `cpu` does not exist.
+    pub fn migrate(&mut self, cpu: u16) -> Result<()> {
+        if cpu >= self.process.kernel.cpu_count() {
+            return Err(Error::invalid(format!("CPU {cpu} does not exist")));
+        }
+        self.state.cpu.store(u32::from(cpu), Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Makes this the current simulated thread of the calling OS thread: writes by providers
+    /// of its process run as it (TID, CPU, activity ID) until the guard drops.
+    pub fn enter(&self) -> ThreadGuard {
+        ENTERED.with(|e| e.borrow_mut().push(self.state.clone()));
+        ThreadGuard {
+            _not_send: std::marker::PhantomData,
+        }
+    }
+
+    /// The thread's activity ID (GUID_NULL when the thread is created, EVT-14).
+    pub fn activity_id(&self) -> Guid {
+        self.state.activity_id()
+    }
+
+    /// Sets the thread's activity ID.
+    pub fn set_activity_id(&self, id: Guid) {
+        self.state.set_activity_id(id);
+    }
+
+    /// The simulated return addresses stack-trace items carry (FLT-12), innermost first;
+    /// an empty list makes the kernel synthesise a few frames.
+    pub fn set_stack(&self, frames: &[u64]) {
+        *self.state.stack.lock() = Arc::from(frames);
+    }
+
+    /// EventActivityIdControl on this thread (EVT-15).
+    pub fn activity_id_control(&self, code: ActivityControl, id: &mut Guid) {
+        activity_control(&self.state, &self.process.kernel, code, id);
+    }
+}
+
+pub(crate) fn activity_control(
+    t: &ThreadState,
+    kernel: &crate::Kernel,
+    code: ActivityControl,
+    id: &mut Guid,
+) {
+    match code {
+        ActivityControl::GetId => *id = t.activity_id(),
+        ActivityControl::SetId => t.set_activity_id(*id),
+        ActivityControl::CreateId => *id = kernel.new_local_activity_id(),
+        ActivityControl::GetSetId => {
+            let prev = t.activity_id();
+            t.set_activity_id(*id);
+            *id = prev;
+        }
+        ActivityControl::CreateSetId => {
+            *id = t.activity_id();
+            t.set_activity_id(kernel.new_local_activity_id());
+        }
+    }
+}
+
+/// A locally unique activity id (EVT-16): a counter with the RFC 4122 variant bits set to the
+/// reserved `111` and version 0, so it can never equal a valid GUID.
+pub(crate) fn local_activity_id(counter: u64, kernel_id: u64) -> Guid {
+    let v = (u128::from(kernel_id & 0xFFFF_FFFF) << 96) | u128::from(counter);
+    let v = v & !(0xF << 76); // version 0: not a valid RFC 4122 version
+    let v = (v & !(0x7 << 61)) | (0x7 << 61); // variant 111: reserved for the future
+    Guid::from_u128(v)
+}
+
+/// Runs `f` with the simulated thread a write of process `process_key` runs on.
+#[inline]
+pub(crate) fn with_current<R>(
+    kernel: &crate::Kernel,
+    process_key: u64,
+    f: impl FnOnce(&ThreadState) -> R,
+) -> R {
+    let kid = kernel.id();
+    let entered = ENTERED.with(|e| {
+        e.borrow()
+            .iter()
+            .rev()
+            .find(|t| t.kernel_id == kid && t.process_key == process_key)
+            .cloned()
+    });
+    if let Some(t) = entered {
+        return f(&t);
+    }
+    let implicit = IMPLICIT.with(|i| {
+        i.borrow()
+            .iter()
+            .find(|t| t.kernel_id == kid && t.process_key == process_key)
+            .cloned()
+    });
+    let t = match implicit {
+        Some(t) => t,
+        None => {
+            let t = kernel.implicit_thread(process_key);
+            if !kernel.is_deterministic() {
+                IMPLICIT.with(|i| {
+                    let mut v = i.borrow_mut();
+                    if v.len() >= 64 {
+                        v.remove(0); // a bounded cache: an evicted entry just gets a new thread
+                    }
+                    v.push(t.clone());
+                });
+            }
+            t
+        }
+    };
+    f(&t)
+}

@@ -1,0 +1,595 @@
+//! The event path: EventWrite, EventWriteTransfer, EventWriteEx, EventWriteString
+//! (EVT-01…EVT-17, FLT-11, FLT-12, FLT-20, BUF-02…BUF-04).
+//!
+//! 1. The cached enable word says no → return `Ok` at once (EVT-02, PRV-31).
+//! 2. Routing: the registration's route table, each session's predicate
+//!    ([`session_accepts`]) → the target sessions (FLT-20).
+//! 3. Per target, the record is planned: the extended items that session asked for
+//!    (related activity, SID, TS_ID, stack, event key, process start key, provider traits,
+//!    TraceLogging schema) decide its size, checked against 65,535 bytes (EVT-05) and the
+//!    session's buffer (EVT-06); a real-time session whose backing store is full refuses it
+//!    (EVT-08).
+//! 4. Policy: sessions without INDEPENDENT_SESSION_MODE take the event all or none — if one
+//!    of them cannot (a failed check, or no space now), none records it and the write
+//!    returns that session's error (EVT-09). An independent session's failure stays its own
+//!    and is not reported (EVT-10). Every drop counts in EventsLost of the session that could
+//!    not take it; never silent.
+//! 5. Reserve in the writer's CPU buffer of each target, build the record straight into the
+//!    buffer's words (header, items, payload, padding), commit.
+//!
+//! Steps 2–5 take no lock and allocate nothing (the per-thread stack frames of a
+//! STACK_TRACE session are the exception: they sit behind the thread's mutex).
+
+use crate::buffer::{BufferPool, Reservation, ReserveError};
+use crate::filter::{EventView, session_accepts, wants_stack};
+use crate::provider::{Provider, Route};
+use crate::thread::{ThreadState, with_current};
+use crate::{Error, Result};
+use etwsim_types::record::{
+    EVENT_HEADER_SIZE, EventHeader, MAX_EVENT_DATA_DESCRIPTORS, MAX_EVENT_SIZE, MAX_STACK_FRAMES,
+    align8, encode_event_header, ext_type, header_flags,
+};
+use etwsim_types::{EnableProperty, EventDescriptor, Guid, Keyword, Level, LogFileMode};
+use std::sync::atomic::Ordering;
+
+/// `EVENT_WRITE_FLAG_NO_FAULTING` (EVT-04).
+pub const EVENT_WRITE_FLAG_NO_FAULTING: u32 = 0x1;
+/// `EVENT_WRITE_FLAG_INPRIVATE`: dropped by EXCLUDE_INPRIVATE sessions (EVT-04, FLT-11).
+pub const EVENT_WRITE_FLAG_INPRIVATE: u32 = 0x2;
+
+/// What EventWriteTransfer / EventWriteEx and TraceLogging add to a plain EventWrite.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct WriteOptions<'a> {
+    /// `ActivityId`; `None` stamps the thread's activity ID (EVT-14).
+    pub activity_id: Option<&'a Guid>,
+    /// `RelatedActivityId`; `Some` adds a RELATED_ACTIVITYID item (EVT-17).
+    pub related_activity_id: Option<&'a Guid>,
+    /// EventWriteEx `Filter`: bit *i* excludes the session in enable slot *i* (EVT-04).
+    pub filter: u64,
+    /// EventWriteEx `Flags` (`EVENT_WRITE_FLAG_*`).
+    pub flags: u32,
+    /// A TraceLogging event's name (for EVENT_NAME filters, FLT-22).
+    pub event_name: Option<&'a str>,
+    /// A TraceLogging event's metadata: written as an EVENT_SCHEMA_TL item.
+    pub tracelogging_metadata: Option<&'a [u8]>,
+}
+
+/// One extended item as the event path plans it, borrowing its data.
+#[derive(Copy, Clone)]
+enum Item<'a> {
+    None,
+    Bytes(u16, &'a [u8]),
+    Guid(u16, [u8; 16]),
+    U32(u16, u32),
+    U64(u16, u64),
+    Stack(&'a [u64]),
+}
+
+impl Item<'_> {
+    fn ext(&self) -> u16 {
+        match *self {
+            Item::None => 0,
+            Item::Bytes(t, _) | Item::Guid(t, _) | Item::U32(t, _) | Item::U64(t, _) => t,
+            Item::Stack(_) => ext_type::STACK_TRACE64,
+        }
+    }
+
+    fn data_len(&self) -> usize {
+        match self {
+            Item::None => 0,
+            Item::Bytes(_, b) => b.len(),
+            Item::Guid(..) => 16,
+            Item::U32(..) => 4,
+            Item::U64(..) => 8,
+            Item::Stack(f) => 8 + 8 * f.len(),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        8 + align8(self.data_len())
+    }
+
+    fn write(&self, w: &mut Words<'_>) {
+        match self {
+            Item::None => {}
+            Item::Bytes(_, b) => w.put(b),
+            Item::Guid(_, g) => w.put(g),
+            Item::U32(_, v) => w.put(&v.to_le_bytes()),
+            Item::U64(_, v) => w.put(&v.to_le_bytes()),
+            Item::Stack(frames) => {
+                w.put(&0u64.to_le_bytes()); // MatchId
+                for f in *frames {
+                    w.put(&f.to_le_bytes());
+                }
+            }
+        }
+    }
+}
+
+/// Writes bytes into a reservation as whole 64-bit words.
+struct Words<'a> {
+    pool: &'a BufferPool,
+    res: &'a Reservation,
+    word: usize,
+    acc: u64,
+    fill: u32,
+}
+
+impl Words<'_> {
+    #[inline]
+    fn put(&mut self, mut b: &[u8]) {
+        while self.fill != 0 && !b.is_empty() {
+            self.acc |= u64::from(b[0]) << (8 * self.fill);
+            self.fill += 1;
+            b = &b[1..];
+            if self.fill == 8 {
+                self.flush_word();
+            }
+        }
+        let mut chunks = b.chunks_exact(8);
+        for c in &mut chunks {
+            let v = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            self.pool.store(self.res, self.word, v);
+            self.word += 1;
+        }
+        for &byte in chunks.remainder() {
+            self.acc |= u64::from(byte) << (8 * self.fill);
+            self.fill += 1;
+        }
+    }
+
+    fn flush_word(&mut self) {
+        self.pool.store(self.res, self.word, self.acc);
+        self.word += 1;
+        self.acc = 0;
+        self.fill = 0;
+    }
+
+    /// Zero-pads to the next 8-byte boundary.
+    fn pad8(&mut self) {
+        if self.fill != 0 {
+            self.flush_word();
+        }
+    }
+}
+
+/// Why one target cannot take the event.
+#[derive(Copy, Clone, Debug)]
+enum Refusal {
+    TooLarge(usize),
+    LargerThanBuffer(usize, usize),
+    NoBuffer,
+    BacklogFull,
+}
+
+impl Refusal {
+    fn error(self) -> Error {
+        match self {
+            Refusal::TooLarge(size) => Error::EventTooLarge { size },
+            Refusal::LargerThanBuffer(size, capacity) => {
+                Error::EventLargerThanBuffer { size, capacity }
+            }
+            Refusal::NoBuffer => Error::NoFreeBuffer,
+            Refusal::BacklogFull => Error::RealTimeBacklogFull,
+        }
+    }
+}
+
+/// A simulated stack for threads that set none: three frames derived from the event id, so
+/// stacks are reproducible.
+fn synthetic_stack(id: u16) -> [u64; 3] {
+    let base = 0x7FF6_1000_0000 + (u64::from(id) << 8);
+    [base + 0x14, base + 0x1_0020, base + 0x2_0030]
+}
+
+/// What every copy of one event shares.
+#[derive(Copy, Clone)]
+struct Stamp {
+    activity: Guid,
+    ticks: u64,
+    cpu: usize,
+    tid: u32,
+    string_only: bool,
+}
+
+struct Plan<'a> {
+    route: &'a Route,
+    items: [Item<'a>; 8],
+    item_count: usize,
+    size: usize,
+    refusal: Option<Refusal>,
+}
+
+impl Provider {
+    /// `EventWrite`: writes the event to every session that wants it. `data` is the list of
+    /// `EVENT_DATA_DESCRIPTOR` blocks, concatenated with no padding (EVT-11).
+    ///
+    /// # Errors
+    /// `ERROR_INVALID_PARAMETER` for more than 128 blocks; `ERROR_ARITHMETIC_OVERFLOW`
+    /// (EVT-05), `ERROR_MORE_DATA` (EVT-06), `ERROR_NOT_ENOUGH_MEMORY` (EVT-07) or
+    /// `ERROR_LOG_FILE_FULL` (EVT-08) when a session without INDEPENDENT_SESSION_MODE could
+    /// not take it — then no such session records it (EVT-09). Lost events are counted either
+    /// way.
+    #[inline]
+    pub fn write(&self, descriptor: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
+        if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
+            return Ok(());
+        }
+        self.write_event(descriptor, &WriteOptions::default(), data, false)
+    }
+
+    /// `EventWrite` with a payload built only when some session may want the event.
+    ///
+    /// # Errors
+    /// As [`Provider::write`].
+    #[inline]
+    pub fn write_with<R: AsRef<[u8]>>(
+        &self,
+        descriptor: &EventDescriptor,
+        build: impl FnOnce() -> R,
+    ) -> Result<()> {
+        if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
+            return Ok(());
+        }
+        let payload = build();
+        self.write_event(
+            descriptor,
+            &WriteOptions::default(),
+            &[payload.as_ref()],
+            false,
+        )
+    }
+
+    /// `EventWriteTransfer`: with an explicit activity ID and/or related activity ID
+    /// (EVT-14, EVT-17).
+    ///
+    /// # Errors
+    /// As [`Provider::write`].
+    pub fn write_transfer(
+        &self,
+        descriptor: &EventDescriptor,
+        activity_id: Option<&Guid>,
+        related_activity_id: Option<&Guid>,
+        data: &[&[u8]],
+    ) -> Result<()> {
+        if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
+            return Ok(());
+        }
+        let opts = WriteOptions {
+            activity_id,
+            related_activity_id,
+            ..WriteOptions::default()
+        };
+        self.write_event(descriptor, &opts, data, false)
+    }
+
+    /// `EventWriteEx`: with a session filter mask and flags (EVT-04).
+    ///
+    /// # Errors
+    /// As [`Provider::write`]; `ERROR_INVALID_PARAMETER` for unknown flags.
+    pub fn write_ex(
+        &self,
+        descriptor: &EventDescriptor,
+        filter: u64,
+        flags: u32,
+        activity_id: Option<&Guid>,
+        related_activity_id: Option<&Guid>,
+        data: &[&[u8]],
+    ) -> Result<()> {
+        if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
+            return Ok(());
+        }
+        let opts = WriteOptions {
+            activity_id,
+            related_activity_id,
+            filter,
+            flags,
+            ..WriteOptions::default()
+        };
+        self.write_event(descriptor, &opts, data, false)
+    }
+
+    /// `EventWriteString`: a string-only event, Id/Version/Opcode/Task/Channel 0, the payload
+    /// the UTF-16 string with its NUL, EVENT_HEADER_FLAG_STRING_ONLY set (EVT-13).
+    ///
+    /// # Errors
+    /// As [`Provider::write`].
+    pub fn write_string(&self, level: Level, keyword: Keyword, text: &str) -> Result<()> {
+        if !self.is_enabled_for(level, keyword) {
+            return Ok(());
+        }
+        let units: Vec<u8> = text
+            .encode_utf16()
+            .chain(std::iter::once(0))
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let descriptor = EventDescriptor::new(0, level, keyword);
+        self.write_event(&descriptor, &WriteOptions::default(), &[&units], true)
+    }
+
+    /// The general write: every option of EventWriteEx and TraceLogging.
+    ///
+    /// # Errors
+    /// As [`Provider::write_ex`].
+    pub fn write_with_options(
+        &self,
+        descriptor: &EventDescriptor,
+        options: &WriteOptions<'_>,
+        data: &[&[u8]],
+    ) -> Result<()> {
+        if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
+            return Ok(());
+        }
+        self.write_event(descriptor, options, data, false)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn write_event(
+        &self,
+        desc: &EventDescriptor,
+        opts: &WriteOptions<'_>,
+        data: &[&[u8]],
+        string_only: bool,
+    ) -> Result<()> {
+        if data.len() > MAX_EVENT_DATA_DESCRIPTORS {
+            return Err(Error::invalid(format!(
+                "{} data descriptors, at most {MAX_EVENT_DATA_DESCRIPTORS} are allowed",
+                data.len()
+            )));
+        }
+        if opts.flags & !(EVENT_WRITE_FLAG_NO_FAULTING | EVENT_WRITE_FLAG_INPRIVATE) != 0 {
+            return Err(Error::invalid(format!(
+                "unknown EventWriteEx flags {:#x}",
+                opts.flags
+            )));
+        }
+        let routes = self.reg.routes.load();
+        let ev = EventView {
+            descriptor: desc,
+            name: opts.event_name,
+            filter_mask: opts.filter,
+            inprivate: opts.flags & EVENT_WRITE_FLAG_INPRIVATE != 0 || self.reg.inprivate,
+        };
+        let mut targets: [Option<(&Route, bool)>; 8] = [None; 8];
+        let mut n = 0;
+        for r in routes.iter() {
+            if r.logger.is_running() && session_accepts(&ev, r.slot, &r.filter) {
+                targets[n] = Some((r, wants_stack(&ev, &r.filter)));
+                n += 1;
+            }
+        }
+        if n == 0 {
+            return Ok(()); // EVT-02: enabled, but every session's filters said no
+        }
+        with_current(&self.kernel, self.reg.process_key, |t| {
+            self.emit(desc, opts, data, &targets[..n], t, string_only)
+        })
+    }
+
+    fn emit(
+        &self,
+        desc: &EventDescriptor,
+        opts: &WriteOptions<'_>,
+        data: &[&[u8]],
+        targets: &[Option<(&Route, bool)>],
+        thread: &ThreadState,
+        string_only: bool,
+    ) -> Result<()> {
+        let kernel = &self.kernel.inner;
+        let ticks = kernel.clock.event_now();
+        let activity = opts
+            .activity_id
+            .copied()
+            .unwrap_or_else(|| thread.activity_id());
+        let cpu = thread.cpu.load(Ordering::Relaxed) as usize;
+        let payload_len: usize = data.iter().map(|d| d.len()).sum();
+        let wants = |p: EnableProperty| {
+            targets
+                .iter()
+                .flatten()
+                .any(|(r, _)| r.filter.enable_property.contains(p))
+        };
+        let event_key = if wants(EnableProperty::EVENT_KEY) {
+            kernel.event_keys.fetch_add(1, Ordering::Relaxed) + 1
+        } else {
+            0
+        };
+        let any_stack = targets.iter().flatten().any(|(_, s)| *s);
+        let thread_stack = if any_stack {
+            Some(thread.stack.lock().clone())
+        } else {
+            None
+        };
+        let synthetic = synthetic_stack(desc.id);
+        let frames: &[u64] = match &thread_stack {
+            Some(f) if !f.is_empty() => &f[..f.len().min(MAX_STACK_FRAMES)],
+            _ => &synthetic,
+        };
+        let traits = self.reg.traits_blob.get().map(|b| &b[..]);
+
+        let mut plans: [Option<Plan<'_>>; 8] = Default::default();
+        for (i, (route, stack)) in targets.iter().flatten().enumerate() {
+            let p = route.filter.enable_property;
+            let mut items = [Item::None; 8];
+            let mut k = 0;
+            macro_rules! push {
+                ($item:expr) => {{
+                    items[k] = $item;
+                    k += 1;
+                }};
+            }
+            if let Some(rel) = opts.related_activity_id {
+                push!(Item::Guid(ext_type::RELATED_ACTIVITYID, rel.to_bytes_le()));
+            }
+            if p.contains(EnableProperty::SID) && !self.reg.sid.is_empty() {
+                push!(Item::Bytes(ext_type::SID, &self.reg.sid));
+            }
+            if p.contains(EnableProperty::TS_ID) {
+                push!(Item::U32(ext_type::TS_ID, self.reg.ts_id));
+            }
+            if *stack {
+                push!(Item::Stack(frames));
+            }
+            if p.contains(EnableProperty::EVENT_KEY) {
+                push!(Item::U64(ext_type::EVENT_KEY, event_key));
+            }
+            if p.contains(EnableProperty::PROCESS_START_KEY) {
+                push!(Item::U64(ext_type::PROCESS_START_KEY, self.reg.process_key));
+            }
+            if let Some(t) = traits {
+                push!(Item::Bytes(ext_type::PROV_TRAITS, t));
+            }
+            if let Some(m) = opts.tracelogging_metadata {
+                push!(Item::Bytes(ext_type::EVENT_SCHEMA_TL, m));
+            }
+            let size = EVENT_HEADER_SIZE
+                + items[..k].iter().map(Item::encoded_len).sum::<usize>()
+                + payload_len;
+            let capacity = route.logger.pool.capacity() as usize;
+            let refusal = if size > MAX_EVENT_SIZE {
+                Some(Refusal::TooLarge(size))
+            } else if align8(size) > capacity {
+                Some(Refusal::LargerThanBuffer(size, capacity))
+            } else if route.logger.realtime.load(Ordering::Relaxed)
+                && route.logger.rt.full.load(Ordering::Acquire)
+            {
+                Some(Refusal::BacklogFull)
+            } else {
+                None
+            };
+            plans[i] = Some(Plan {
+                route,
+                items,
+                item_count: k,
+                size,
+                refusal,
+            });
+        }
+
+        // EVT-09: the dependent (non-independent) targets take it all or none.
+        let independent = |p: &Plan<'_>| {
+            p.route
+                .logger
+                .cfg
+                .mode
+                .contains(LogFileMode::INDEPENDENT_SESSION)
+        };
+        let dependent_ok = plans.iter().flatten().filter(|p| !independent(p)).all(|p| {
+            p.refusal.is_none() && p.route.logger.pool.can_reserve(cpu, align8(p.size) as u64)
+        });
+        let stamp = Stamp {
+            activity,
+            ticks,
+            cpu,
+            tid: thread.tid,
+            string_only,
+        };
+        let mut result = Ok(());
+        for plan in plans.iter().flatten() {
+            let dependent = !independent(plan);
+            let refusal = if dependent && !dependent_ok {
+                match plan.refusal {
+                    Some(r) => Some(r),
+                    None if !plan
+                        .route
+                        .logger
+                        .pool
+                        .can_reserve(cpu, align8(plan.size) as u64) =>
+                    {
+                        Some(Refusal::NoBuffer)
+                    }
+                    None => {
+                        continue; // it could take it, but another session could not: none does
+                    }
+                }
+            } else {
+                plan.refusal
+            };
+            let refusal = match refusal {
+                Some(r) => Some(r),
+                None => self.store(plan, desc, data, stamp).err(),
+            };
+            if let Some(r) = refusal {
+                plan.route
+                    .logger
+                    .counters
+                    .events_lost
+                    .fetch_add(1, Ordering::Relaxed);
+                if dependent && result.is_ok() {
+                    result = Err(r.error());
+                }
+            }
+        }
+        result
+    }
+
+    fn store(
+        &self,
+        plan: &Plan<'_>,
+        desc: &EventDescriptor,
+        data: &[&[u8]],
+        stamp: Stamp,
+    ) -> std::result::Result<(), Refusal> {
+        let ctx = &plan.route.logger;
+        let res = ctx
+            .pool
+            .reserve(stamp.cpu, align8(plan.size) as u64)
+            .map_err(|e| match e {
+                ReserveError::TooBig => {
+                    Refusal::LargerThanBuffer(plan.size, ctx.pool.capacity() as usize)
+                }
+                ReserveError::NoBuffer => Refusal::NoBuffer,
+            })?;
+        let mut flags = 0;
+        if plan.item_count > 0 {
+            flags |= header_flags::EXTENDED_INFO;
+        }
+        if ctx.private_owner.is_some() {
+            flags |= header_flags::PRIVATE_SESSION;
+        }
+        if stamp.string_only {
+            flags |= header_flags::STRING_ONLY;
+        }
+        let header = EventHeader {
+            size: plan.size as u16,
+            header_type: 0x13,
+            flags,
+            event_property: 0,
+            thread_id: stamp.tid,
+            process_id: self.reg.pid,
+            timestamp: ctx.clock.raw(stamp.ticks, ctx.cfg.clock),
+            provider_id: self.reg.guid,
+            descriptor: *desc,
+            kernel_time: 0,
+            user_time: 0,
+            activity_id: stamp.activity,
+        };
+        let mut head = [0u8; EVENT_HEADER_SIZE];
+        encode_event_header(&header, &mut head);
+        let mut w = Words {
+            pool: &ctx.pool,
+            res: &res,
+            word: 0,
+            acc: 0,
+            fill: 0,
+        };
+        w.put(&head);
+        let items = &plan.items[..plan.item_count];
+        for (k, item) in items.iter().enumerate() {
+            let linkage: u16 = u16::from(k + 1 < items.len());
+            w.put(&(item.encoded_len() as u16).to_le_bytes());
+            w.put(&item.ext().to_le_bytes());
+            w.put(&linkage.to_le_bytes());
+            w.put(&(item.data_len() as u16).to_le_bytes());
+            item.write(&mut w);
+            w.pad8();
+        }
+        for d in data {
+            w.put(d);
+        }
+        w.pad8();
+        ctx.pool.commit(res);
+        Ok(())
+    }
+}
