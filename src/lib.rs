@@ -31,7 +31,9 @@ pub mod win32;
 struct ReadmeDoctests;
 
 pub use etwsim_kernel::*;
+pub use etwsim_types::record;
 pub use etwsim_types::{
-    Channel, ClockType, ControlCode, EnableInfo, EnableProperty, EventDescriptor, FilterType, Guid,
-    Keyword, Level, LogFileMode, Opcode, ParseGuidError, Task, TraceControl, Win32Error,
+    BufferContext, BufferHeader, Channel, ClockType, ControlCode, EnableInfo, EnableProperty,
+    EventDescriptor, EventHeader, EventRecord, ExtendedItem, FilterType, Guid, Keyword, Level,
+    LogFileMode, Opcode, ParseGuidError, Task, TraceControl, Win32Error,
 };

@@ -340,11 +340,25 @@ impl EnableTraceParameters {
 /// FilterData, CallbackContext)`.
 pub type PEnableCallback = fn(&Guid, u32, u8, u64, u64, Option<&EventFilterDescriptor>, usize);
 
+mod consume;
+mod events;
+
+pub use consume::{
+    BufferCallback, BufferStats, EventRecordCallback, EventTraceLogfile,
+    INVALID_PROCESSTRACE_HANDLE, MAX_PROCESS_TRACE_HANDLES, PROCESS_TRACE_MODE_EVENT_RECORD,
+    PROCESS_TRACE_MODE_RAW_TIMESTAMP, PROCESS_TRACE_MODE_REAL_TIME,
+};
+pub use events::EventDataDescriptor;
+
 /// One simulated process's Win32 ETW API.
 pub struct Win32 {
     process: Process,
     /// The process's REGHANDLE table.
     providers: RwLock<HashMap<u64, Provider>>,
+    /// The process's processing handles (OpenTrace).
+    traces: consume::Traces,
+    /// What GetLastError would return after a failed OpenTrace.
+    last_error: std::sync::atomic::AtomicU32,
 }
 
 impl std::fmt::Debug for Win32 {
@@ -368,6 +382,8 @@ impl Win32 {
         Win32 {
             process: process.clone(),
             providers: RwLock::new(HashMap::new()),
+            traces: consume::Traces::default(),
+            last_error: std::sync::atomic::AtomicU32::new(0),
         }
     }
 

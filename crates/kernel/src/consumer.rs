@@ -115,7 +115,7 @@ impl Consumer {
     /// `true` while the session runs: once it stopped and everything was taken, nothing more
     /// will come (CON-05).
     pub fn is_session_running(&self) -> bool {
-        self.ctx.is_running()
+        !self.ctx.is_finished()
     }
 
     /// Moves every delivered buffer into the ready list: records of one batch are merged
@@ -157,6 +157,45 @@ impl Consumer {
         }
     }
 
+    /// The next delivered buffer's events, in buffer order, with any RTLostEvent /
+    /// RTLostBuffer markers first, and the buffer's size and used bytes — what ProcessTrace
+    /// hands to EventRecordCallback and then BufferCallback (CON-06). `None` if nothing is
+    /// queued. Events already taken with [`Consumer::next_event`] are not returned again.
+    pub fn next_buffer(&mut self) -> Option<(Vec<EventRecord>, u32, u32)> {
+        let mut markers = Vec::new();
+        let buffer = loop {
+            let item = self.queue.items.lock().pop_front()?;
+            match item {
+                RtItem::Lost(kind) => markers.push(kind),
+                RtItem::Buffer(d) => break d,
+            }
+        };
+        let (records, _) = decode_buffer(&buffer.bytes);
+        let first_ts = records.first().map_or(0, |r| r.header.timestamp);
+        let clock = self.ctx.cfg.clock;
+        let mut out: Vec<EventRecord> = markers
+            .into_iter()
+            .map(|k| marker(k, &self.ctx, first_ts))
+            .chain(records.into_iter().map(|mut r| {
+                r.header.flags |= header_flags::HEADER_64_BIT;
+                r
+            }))
+            .collect();
+        if !self.options.raw_timestamps {
+            for r in &mut out {
+                r.header.timestamp =
+                    crate::clock::raw_to_filetime(r.header.timestamp, clock, self.boot_filetime);
+            }
+        }
+        let used = etwsim_types::BufferHeader::decode(&buffer.bytes).map_or(0, |h| h.used);
+        Some((out, buffer.bytes.len() as u32, used))
+    }
+
+    /// `true` when delivered events are waiting to be taken.
+    pub fn has_pending(&self) -> bool {
+        !self.ready.is_empty() || !self.queue.items.lock().is_empty()
+    }
+
     /// The next delivered event, if any, without waiting.
     pub fn next_event(&mut self) -> Option<EventRecord> {
         if self.ready.is_empty() {
@@ -179,7 +218,7 @@ impl Consumer {
             if let Some(r) = self.next_event() {
                 return Some(r);
             }
-            if !self.ctx.is_running() {
+            if self.ctx.is_finished() && !self.has_pending() {
                 return None;
             }
             let mut g = self.ctx.rt.signal_lock.lock();
@@ -189,6 +228,17 @@ impl Consumer {
             if self.ctx.rt.signal.wait_until(&mut g, deadline).timed_out() {
                 drop(g);
                 return self.next_event();
+            }
+        }
+    }
+
+    /// Waits up to `timeout` until something is queued or the session stops (threaded mode).
+    pub fn wait_delivery(&self, timeout: Duration) {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut g = self.ctx.rt.signal_lock.lock();
+        while self.queue.items.lock().is_empty() && !self.ctx.is_finished() {
+            if self.ctx.rt.signal.wait_until(&mut g, deadline).timed_out() {
+                return;
             }
         }
     }

@@ -560,6 +560,12 @@ impl LoggerContext {
         self.state.load(Ordering::Acquire) == RUNNING
     }
 
+    /// `true` once a stop has completed: the final flush is delivered and nothing more will
+    /// come from this session.
+    pub fn is_finished(&self) -> bool {
+        self.state.load(Ordering::Acquire) == STOPPED
+    }
+
     pub(crate) fn properties(&self) -> SessionProperties {
         let live = self.live.lock();
         let c = &self.counters;

@@ -259,3 +259,13 @@ pub(crate) fn with_current<R>(
     };
     f(&t)
 }
+
+impl Process {
+    /// EventActivityIdControl as this process calls it: on the current simulated thread of
+    /// this process on the calling OS thread (see the module docs) (EVT-15).
+    pub fn activity_id_control(&self, code: ActivityControl, id: &mut Guid) {
+        with_current(&self.kernel, self.start_key, |t| {
+            activity_control(t, &self.kernel, code, id)
+        });
+    }
+}
