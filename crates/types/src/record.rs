@@ -541,3 +541,72 @@ pub fn decode_buffer(b: &[u8]) -> (Vec<EventRecord>, Option<RecordError>) {
     }
     (out, None)
 }
+
+/// `TRACE_HEADER_TYPE_*`: byte 2 of a record's marker, which says how the record is laid
+/// out (format reference §4; ntwmi.h).
+pub mod header_type {
+    /// `TRACE_HEADER_TYPE_SYSTEM32`: SYSTEM_TRACE_HEADER from a 32-bit logger.
+    pub const SYSTEM32: u8 = 0x01;
+    /// `TRACE_HEADER_TYPE_SYSTEM64`: SYSTEM_TRACE_HEADER, the logfile-header record's type.
+    pub const SYSTEM64: u8 = 0x02;
+    /// `TRACE_HEADER_TYPE_COMPACT32`: system header without KernelTime/UserTime.
+    pub const COMPACT32: u8 = 0x03;
+    /// `TRACE_HEADER_TYPE_COMPACT64`.
+    pub const COMPACT64: u8 = 0x04;
+    /// `TRACE_HEADER_TYPE_FULL_HEADER32`: classic `EVENT_TRACE_HEADER`.
+    pub const FULL_HEADER32: u8 = 0x0A;
+    /// `TRACE_HEADER_TYPE_INSTANCE32`: `EVENT_INSTANCE_GUID_HEADER`.
+    pub const INSTANCE32: u8 = 0x0B;
+    /// `TRACE_HEADER_TYPE_TIMED`.
+    pub const TIMED: u8 = 0x0C;
+    /// `TRACE_HEADER_TYPE_ERROR`.
+    pub const ERROR: u8 = 0x0D;
+    /// `TRACE_HEADER_TYPE_WNODE_HEADER`.
+    pub const WNODE_HEADER: u8 = 0x0E;
+    /// `TRACE_HEADER_TYPE_MESSAGE`: `MESSAGE_TRACE_HEADER` (WPP); on disk such records are
+    /// recognised by marker byte 3 = 0x90, not by this value.
+    pub const MESSAGE: u8 = 0x0F;
+    /// `TRACE_HEADER_TYPE_PERFINFO32`: `PERFINFO_TRACE_HEADER`.
+    pub const PERFINFO32: u8 = 0x10;
+    /// `TRACE_HEADER_TYPE_PERFINFO64`.
+    pub const PERFINFO64: u8 = 0x11;
+    /// `TRACE_HEADER_TYPE_EVENT_HEADER32`: `EVENT_HEADER` from a 32-bit process.
+    pub const EVENT_HEADER32: u8 = 0x12;
+    /// `TRACE_HEADER_TYPE_EVENT_HEADER64`: `EVENT_HEADER`, what etwsim writes.
+    pub const EVENT_HEADER64: u8 = 0x13;
+    /// `TRACE_HEADER_TYPE_FULL_HEADER64`: classic `EVENT_TRACE_HEADER`.
+    pub const FULL_HEADER64: u8 = 0x14;
+    /// `TRACE_HEADER_TYPE_INSTANCE64`: `EVENT_INSTANCE_GUID_HEADER`.
+    pub const INSTANCE64: u8 = 0x15;
+}
+
+/// Byte 3 of a trace header's marker: `TRACE_HEADER_FLAG | TRACE_HEADER_EVENT_TRACE`.
+pub const TRACE_HEADER_MARKER: u8 = 0xC0;
+/// Byte 3 of a trace message's marker: `TRACE_HEADER_FLAG | TRACE_MESSAGE`.
+pub const TRACE_MESSAGE_MARKER: u8 = 0x90;
+
+/// `WMI_BUFFER_HEADER.BufferType` values (BUF-15).
+pub mod buffer_type {
+    /// `EtwBufferTypeGeneric`: a data buffer.
+    pub const GENERIC: u16 = 0;
+    /// `EtwBufferTypeRundown`.
+    pub const RUNDOWN: u16 = 1;
+    /// `EtwBufferTypeCtxSwap`.
+    pub const CTX_SWAP: u16 = 2;
+    /// `EtwBufferTypeRefTime`.
+    pub const REFTIME: u16 = 3;
+    /// `EtwBufferTypeHeader`: buffer 0 of a file, holding the logfile header.
+    pub const HEADER: u16 = 4;
+    /// `EtwBufferTypeBatched`.
+    pub const BATCHED: u16 = 5;
+    /// `EtwBufferTypeEmptyMarker`.
+    pub const EMPTY_MARKER: u16 = 6;
+    /// `EtwBufferTypeDbgInfo`.
+    pub const DBG_INFO: u16 = 7;
+}
+
+/// `PerfFreq` the simulator reports: QPC ticks per second (10 MHz, as on Windows 10+, so one
+/// tick is 100 ns). Same value as the kernel clock's `QPC_FREQUENCY`.
+pub const QPC_FREQUENCY: u64 = 10_000_000;
+/// `CpuSpeedInMHz` the simulator reports. Same value as the kernel clock's `CPU_SPEED_MHZ`.
+pub const CPU_SPEED_MHZ: u64 = 3000;

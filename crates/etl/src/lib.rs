@@ -1,0 +1,104 @@
+//! The `.etl` file format of etwsim: buffers and records in both directions, a writer for
+//! every log-file mode, and a reader that merges files oldest first — checked against the
+//! two third-party parsers the format reference (`shared/spec/etl-format.md`) was written
+//! for, etl-parser and dissect.etl.
+//!
+//! # Map
+//!
+//! | type | Windows name | what it is |
+//! |---|---|---|
+//! | [`Writer`], [`WriterOptions`] | the logger's file I/O, `EVENT_TRACE_PROPERTIES` file fields | writes flushed buffers to files: SEQUENTIAL, CIRCULAR, NEWFILE, APPEND, PREALLOCATE |
+//! | [`WriteOutcome`], [`CloseStats`], [`CloseSummary`] | | what became of a buffer; the statistics written at close |
+//! | [`Reader`], [`ReadOptions`] | `OpenTrace` + `ProcessTrace` on files | one or more files, records oldest first, FILETIME or raw timestamps |
+//! | [`LogFile`] | one `.etl` file | its header, its records in file order, its damage |
+//! | [`LogfileHeader`], [`TimeZoneInformation`] | `TRACE_LOGFILE_HEADER`, `TIME_ZONE_INFORMATION` | buffer 0, both ways |
+//! | [`Record`] | a record in a buffer | an [`EventRecord`] or a [`TraceRecord`] |
+//! | [`TraceRecord`], [`RecordKind`] | `SYSTEM_TRACE_HEADER`, `PERFINFO_TRACE_HEADER`, `EVENT_TRACE_HEADER`, `EVENT_INSTANCE_GUID_HEADER`, `MESSAGE_TRACE_HEADER` | every non-`EVENT_HEADER` record |
+//! | [`BufferBuilder`], [`decode_buffer`] | `WMI_BUFFER_HEADER` + records | one data buffer, both ways |
+//! | [`Error`] | | what failed, and at which file offset |
+//!
+//! The shared pieces — [`EventRecord`], `EventHeader`, `ExtendedItem`, `BufferHeader`, the
+//! `EVENT_HEADER` encoder and decoder and the format constants — live in
+//! [`etwsim_types::record`]; this crate builds on them.
+//!
+//! # API themes
+//!
+//! Names are the Windows names in Rust casing, without the `etl`/`trace` stutter; the
+//! Windows spelling is in each item's first doc line and in `#[doc(alias)]`. Decoding never
+//! panics and never allocates more than the input holds: functions that read bytes return
+//! [`Error::Truncated`] or [`Error::Corrupt`] naming the structure and its file offset.
+//! Where a file is damaged, readers hand out every record before the damage and then the
+//! error.
+//!
+//! # Example
+//!
+//! A session with two CPUs writes a file; a consumer reads it back in time order.
+//!
+//! ```
+//! use etwsim_etl::{BufferBuilder, CloseStats, Reader, Record, Writer, WriterOptions};
+//! use etwsim_types::{EventDescriptor, EventHeader, EventRecord, Guid, Keyword, Level};
+//!
+//! # fn main() -> Result<(), etwsim_etl::Error> {
+//! let dir = std::env::temp_dir().join(format!("etwsim-etl-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).expect("temp dir");
+//! let path = dir.join("two-cpus.etl");
+//!
+//! // raw QPC tick 0 is 2026-01-01T00:00:00Z (FILETIME 134116992000000000)
+//! let start = 134_116_992_000_000_000;
+//! let mut writer = Writer::create(
+//!     WriterOptions::new(&path).buffer_size(8192).processors(2).start(0, start),
+//! )?;
+//! let event = |id: u16, ts: i64| {
+//!     Record::Event(EventRecord {
+//!         header: EventHeader {
+//!             timestamp: ts,
+//!             provider_id: Guid::RT_LOST_EVENT,
+//!             descriptor: EventDescriptor::new(id, Level::INFORMATION, Keyword(1)),
+//!             ..EventHeader::default()
+//!         },
+//!         user_data: b"payload".to_vec(),
+//!         ..EventRecord::default()
+//!     })
+//! };
+//! let mut cpu0 = BufferBuilder::new(8192, 0)?;
+//! let mut cpu1 = BufferBuilder::new(8192, 1)?;
+//! cpu0.push(&event(1, 10))?;
+//! cpu1.push(&event(2, 20))?;
+//! cpu0.push(&event(3, 30))?;
+//! // CPU 1's buffer is flushed first: file order is not time order.
+//! writer.write_buffer(&cpu1.finish(1, 20, 0))?;
+//! writer.write_buffer(&cpu0.finish(2, 30, 0))?;
+//! writer.close(&CloseStats::default())?;
+//!
+//! let reader = Reader::open([&path])?;
+//! assert_eq!(reader.headers().next().unwrap().buffers_written, 3);
+//! let ids: Vec<u16> = reader
+//!     .map(|r| r.map(|r| r.as_event().unwrap().header.descriptor.id))
+//!     .collect::<Result<_, _>>()?;
+//! assert_eq!(ids, [1, 2, 3]);
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # Ok(()) }
+//! ```
+#![forbid(unsafe_code)]
+
+mod buffer;
+mod bytes;
+mod error;
+pub mod header;
+mod reader;
+pub mod record;
+mod writer;
+
+pub use buffer::{BufferBuilder, DecodedBuffer, decode_buffer};
+pub use error::{Error, Result};
+pub use header::{LogfileHeader, TimeZoneInformation};
+pub use reader::{FileRecords, LogFile, MAX_FILES, ReadOptions, Reader};
+pub use record::{
+    InstanceInfo, MessageInfo, Record, RecordKind, TraceRecord, encode_event, message_flags,
+};
+pub use writer::{
+    CloseStats, CloseSummary, DEFAULT_START_FILETIME, WriteOutcome, Writer, WriterOptions,
+};
+
+#[doc(no_inline)]
+pub use etwsim_types::EventRecord;
