@@ -31,6 +31,15 @@
 //! commit. That party pushes the buffer onto the ready queue; the logger pops it (its
 //! `Acquire` pairs with every writer's `Release`), writes it out and recycles it.
 //!
+//! Buffers reach the logger in the order they become ready, not the order they were
+//! installed: a buffer sealed while another writer is still in it, or sealed by a flush that
+//! is preempted before queueing it, can be overtaken by the CPU's next buffer, so one thread's
+//! records may be delivered out of order across buffers (BUF-11; consumers sort by
+//! timestamp). Within one buffer records are in reservation order.
+//!
+//! The protocol is model-checked with loom (`loom_tests` below, run under
+//! `--cfg etwsim_loom`), including variants with deliberate bugs the model must catch.
+//!
 //! Who writes what: `state` — writers (reserve, commit), sealers, the logger (recycle);
 //! slots — writers (install, detach) and flushers (detach); `words` — the owner of a
 //! reservation (its range only) and the logger (after the buffer is ready, whole buffer).
@@ -55,6 +64,36 @@ fn writers(st: u64) -> u64 {
 }
 fn generation(st: u64) -> u64 {
     st >> GEN_SHIFT
+}
+
+/// A deliberate protocol bug the loom model runs the pool with, to prove the model catches
+/// it (see `loom_tests`). Exists only under `--cfg etwsim_loom`.
+#[cfg(etwsim_loom)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Bug {
+    /// The real protocol.
+    None,
+    /// Commit with `Relaxed` instead of `AcqRel`: a record's words are not published.
+    RelaxedCommit,
+    /// A sealer pushes the buffer to the ready queue even though writers are still in it.
+    SealerIgnoresWriters,
+    /// A writer does not compare the slot's generation with the buffer's.
+    NoGenerationCheck,
+}
+
+/// `true` when the pool runs with the deliberate bug `$bug` — only ever under loom; a
+/// constant `false` (no code, no field) in every other build.
+#[cfg(etwsim_loom)]
+macro_rules! injected {
+    ($pool:expr, $bug:ident) => {
+        $pool.bug == Bug::$bug
+    };
+}
+#[cfg(not(etwsim_loom))]
+macro_rules! injected {
+    ($pool:expr, $bug:ident) => {
+        false
+    };
 }
 
 /// One buffer: its reservation state and its words.
@@ -121,6 +160,9 @@ pub(crate) struct BufferPool {
     ring: bool,
     /// Wakes the logger when a buffer becomes ready (threaded mode).
     waker: OnceLock<Box<dyn Fn() + Send + Sync>>,
+    /// The loom model's deliberate bug (`Bug::None` unless a test sets another).
+    #[cfg(etwsim_loom)]
+    bug: Bug,
 }
 
 /// The outcome of [`BufferPool::commit`]: whether the logger has work now.
@@ -152,6 +194,8 @@ impl BufferPool {
                 .collect(),
             ring,
             waker: OnceLock::new(),
+            #[cfg(etwsim_loom)]
+            bug: Bug::None,
         };
         for _ in 0..min {
             if let Some(i) = pool.grow() {
@@ -264,7 +308,9 @@ impl BufferPool {
             let (generation_tag, i) = (cur >> 16, ((cur & 0xffff) - 1) as u32);
             let b = &self.buffers[i as usize];
             let st = b.state.load(Ordering::Acquire);
-            if generation(st) != generation_tag & ((1 << 23) - 1) || st & SEALED != 0 {
+            let stale = generation(st) != generation_tag & ((1 << 23) - 1)
+                && !injected!(self, NoGenerationCheck);
+            if stale || st & SEALED != 0 {
                 // The slot names a buffer that was sealed (and maybe recycled): detach it.
                 let _ = slot.compare_exchange(cur, 0, Ordering::AcqRel, Ordering::Acquire);
                 continue;
@@ -276,7 +322,7 @@ impl BufferPool {
                     .is_ok()
                 {
                     let _ = slot.compare_exchange(cur, 0, Ordering::AcqRel, Ordering::Acquire);
-                    if writers(st) == 0 {
+                    if writers(st) == 0 || injected!(self, SealerIgnoresWriters) {
                         self.push_ready(i);
                     }
                 }
@@ -328,7 +374,12 @@ impl BufferPool {
     /// Commits a reservation. Returns `true` when this made a sealed buffer ready.
     pub(crate) fn commit(&self, r: Reservation) -> Committed {
         let b = &self.buffers[r.index as usize];
-        let prev = b.state.fetch_sub(WRITER_ONE, Ordering::AcqRel);
+        let order = if injected!(self, RelaxedCommit) {
+            Ordering::Relaxed
+        } else {
+            Ordering::AcqRel
+        };
+        let prev = b.state.fetch_sub(WRITER_ONE, order);
         if writers(prev) == 1 && prev & SEALED != 0 {
             self.push_ready(r.index);
             return true;
@@ -476,5 +527,279 @@ mod tests {
             tags.push(u64::from_le_bytes(out[0x48..0x50].try_into().unwrap()));
         }
         assert_eq!(tags, vec![16, 18], "only the newest two buffers survive");
+    }
+}
+
+/// Loom models of the reservation / switch protocol. Run with
+/// `RUSTFLAGS="--cfg etwsim_loom" cargo test -p etwsim-kernel --release --lib loom`.
+///
+/// Every record is tagged: each of its words holds the same tag, whose low byte is the
+/// record's length in words. The logger side walks each buffer it is handed, so a torn record
+/// (a word that is not its record's tag), a duplicate or a lost record cannot go unnoticed.
+/// The `loom_catches_*` tests run the same models against a pool with a deliberate bug
+/// ([`Bug`]) and must fail: they prove the models can see what they claim to check.
+#[cfg(all(test, etwsim_loom))]
+mod loom_tests {
+    use super::*;
+    use loom::sync::Arc;
+    use loom::thread;
+
+    /// A header and 32 bytes: four words of records per buffer, so a few records force
+    /// buffer switches.
+    const SIZE: u64 = HEADER + 32;
+
+    /// Explores every interleaving of `f` with at most `bound` preemptions (`None`: all of
+    /// them). Returns whether some execution delivered a writer's records out of the order it
+    /// wrote them (`f` returns that for its execution).
+    fn check(bound: Option<usize>, f: impl Fn() -> bool + Sync + Send + 'static) -> bool {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+        let reordered = std::sync::Arc::new(AtomicBool::new(false));
+        let executions = std::sync::Arc::new(AtomicUsize::new(0));
+        let (flag, count) = (reordered.clone(), executions.clone());
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound = bound;
+        b.check(move || {
+            count.fetch_add(1, Relaxed);
+            if f() {
+                flag.store(true, Relaxed);
+            }
+        });
+        eprintln!("loom explored {} executions", executions.load(Relaxed));
+        reordered.load(Relaxed)
+    }
+
+    fn pool(min: u32, max: u32, cpus: usize, bug: Bug) -> Arc<BufferPool> {
+        let mut p = BufferPool::new(SIZE, min, max, max, cpus, false);
+        p.bug = bug;
+        Arc::new(p)
+    }
+
+    /// The tag of record `seq` of writer `id`, `words` words long.
+    fn tag(id: u64, seq: u64, words: u64) -> u64 {
+        (id << 16) | (seq << 8) | words
+    }
+
+    /// A writer: one record per entry of `lens` (its length in words), on `cpu`. Returns the
+    /// tags committed; a reservation refused for want of a buffer is a lost event (EVT-07).
+    fn write(pool: &BufferPool, cpu: usize, id: u64, lens: &[u64]) -> Vec<u64> {
+        let mut committed = Vec::new();
+        for (seq, &n) in lens.iter().enumerate() {
+            let t = tag(id, seq as u64, n);
+            match pool.reserve(cpu, n * 8) {
+                Ok(r) => {
+                    for w in 0..n as usize {
+                        pool.store(&r, w, t);
+                    }
+                    pool.commit(r);
+                    committed.push(t);
+                }
+                Err(ReserveError::NoBuffer) => {}
+                Err(e) => panic!("a {n}-word record was refused: {e:?}"),
+            }
+        }
+        committed
+    }
+
+    /// Logger work on the oldest ready buffer, if any: checks that it is sealed and that no
+    /// writer is still in it, reads it as the logger does, appends its records to `seen`
+    /// (delivery order) and recycles it. `false` when nothing was ready.
+    fn log_one(pool: &BufferPool, seen: &mut Vec<u64>) -> bool {
+        let Some((i, _cpu, used)) = pool.pop_ready() else {
+            return false;
+        };
+        let st = pool.buffers[i as usize].state.load(Ordering::Acquire);
+        assert_eq!(
+            writers(st),
+            0,
+            "a buffer was handed to the logger while a writer is still in it"
+        );
+        assert!(
+            st & SEALED != 0,
+            "a buffer was handed to the logger unsealed (twice, or before it was full)"
+        );
+        let mut bytes = Vec::new();
+        pool.read(i, used, &[0; HEADER as usize], 0, &mut bytes);
+        let words: Vec<u64> = bytes[HEADER as usize..used as usize]
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect();
+        let mut at = 0;
+        while at < words.len() {
+            let t = words[at];
+            let n = (t & 0xff) as usize;
+            assert!(
+                n > 0 && at + n <= words.len(),
+                "torn record: word {at} of buffer {i} holds {t:#x}"
+            );
+            assert!(
+                words[at..at + n].iter().all(|&w| w == t),
+                "torn record {t:#x}: {:x?}",
+                &words[at..at + n]
+            );
+            seen.push(t);
+            at += n;
+        }
+        pool.release(i);
+        true
+    }
+
+    /// A flush (FLUSH, stop): seal every in-use buffer, then log everything ready.
+    fn flush(pool: &BufferPool, seen: &mut Vec<u64>) {
+        pool.seal_all();
+        while log_one(pool, seen) {}
+    }
+
+    /// Every committed record was delivered exactly once, and nothing else was.
+    fn assert_exactly_once(committed: &[u64], seen: &[u64]) {
+        let mut s = seen.to_vec();
+        s.sort_unstable();
+        s.dedup();
+        assert_eq!(
+            s.len(),
+            seen.len(),
+            "a record was delivered twice: {seen:x?}"
+        );
+        let mut c = committed.to_vec();
+        c.sort_unstable();
+        assert_eq!(
+            s, c,
+            "a committed record was lost, or a record never committed was delivered"
+        );
+    }
+
+    /// Whether some writer's records were delivered out of the order it wrote them.
+    fn reordered(seen: &[u64]) -> bool {
+        (1..=2).any(|id| {
+            let seqs: Vec<u64> = seen
+                .iter()
+                .filter(|t| *t >> 16 == id)
+                .map(|t| (t >> 8) & 0xff)
+                .collect();
+            seqs.windows(2).any(|w| w[0] > w[1])
+        })
+    }
+
+    /// Model (a): two writers on one CPU slot, records of 1–3 words in 4-word buffers (so
+    /// buffers switch, and a record that does not fit seals a buffer another writer is still
+    /// in), a logger taking and recycling buffers concurrently, then a final flush. Returns
+    /// whether some execution delivered a writer's records out of order.
+    fn two_writers_one_cpu(bug: Bug, bound: Option<usize>) -> bool {
+        check(bound, move || {
+            let pool = pool(2, 3, 1, bug);
+            let p = pool.clone();
+            let w1 = thread::spawn(move || write(&p, 0, 1, &[1, 3, 2]));
+            let p = pool.clone();
+            let w2 = thread::spawn(move || write(&p, 0, 2, &[3, 1]));
+            let p = pool.clone();
+            let logger = thread::spawn(move || {
+                let mut seen = Vec::new();
+                log_one(&p, &mut seen);
+                log_one(&p, &mut seen);
+                seen
+            });
+            let mut committed = w1.join().unwrap();
+            committed.extend(w2.join().unwrap());
+            let mut seen = logger.join().unwrap();
+            flush(&pool, &mut seen);
+            assert_exactly_once(&committed, &seen);
+            reordered(&seen)
+        })
+    }
+
+    /// Model (b): a writer racing a flush (`seal_all`, then the logger), on a pool of two
+    /// CPUs with a second writer on the other CPU; then the final flush. Returns whether some
+    /// execution delivered a writer's records out of order.
+    fn writers_racing_a_flush(bug: Bug, bound: Option<usize>) -> bool {
+        check(bound, move || {
+            let pool = pool(2, 3, 2, bug);
+            let p = pool.clone();
+            let w1 = thread::spawn(move || write(&p, 0, 1, &[1, 3, 2]));
+            let p = pool.clone();
+            let w2 = thread::spawn(move || write(&p, 1, 2, &[1]));
+            let p = pool.clone();
+            let flusher = thread::spawn(move || {
+                let mut seen = Vec::new();
+                flush(&p, &mut seen);
+                seen
+            });
+            let mut committed = w1.join().unwrap();
+            committed.extend(w2.join().unwrap());
+            let mut seen = flusher.join().unwrap();
+            flush(&pool, &mut seen);
+            assert_exactly_once(&committed, &seen);
+            reordered(&seen)
+        })
+    }
+
+    /// Model (c): one buffer only. A writer's second record races a flush that seals,
+    /// logs and recycles that buffer, so the writer can hold a stale slot value (the old
+    /// generation) while the buffer is free again: it must never write into it. Small enough
+    /// to explore exhaustively (no preemption bound).
+    fn stale_slot_after_recycle(bug: Bug, bound: Option<usize>) {
+        check(bound, move || {
+            let pool = pool(1, 1, 1, bug);
+            let p = pool.clone();
+            let w = thread::spawn(move || write(&p, 0, 1, &[1, 1]));
+            let p = pool.clone();
+            let recycler = thread::spawn(move || {
+                let mut seen = Vec::new();
+                flush(&p, &mut seen);
+                seen
+            });
+            let committed = w.join().unwrap();
+            let mut seen = recycler.join().unwrap();
+            flush(&pool, &mut seen);
+            assert_exactly_once(&committed, &seen);
+            false
+        });
+    }
+
+    // rule: BUF-02
+    // rule: BUF-03
+    // rule: BUF-04
+    // rule: BUF-11
+    #[test]
+    fn loom_two_writers_on_one_cpu_deliver_every_record_once_and_intact() {
+        // BUF-11: order across buffers is not guaranteed. Here a writer's later record can
+        // be flushed first: its earlier one sits in a buffer the other writer is still in.
+        assert!(
+            two_writers_one_cpu(Bug::None, Some(2)),
+            "expected loom to find a reordering across buffers of two writers on one CPU"
+        );
+    }
+
+    // rule: BUF-05
+    // rule: BUF-11
+    #[test]
+    fn loom_a_writer_racing_a_flush_loses_and_duplicates_nothing() {
+        // BUF-11 again, with one writer per CPU: a flush that seals a buffer and is
+        // preempted before queueing it lets the writer fill and queue its next buffer first.
+        assert!(
+            writers_racing_a_flush(Bug::None, Some(2)),
+            "expected loom to find a flush-induced reordering across buffers"
+        );
+    }
+
+    #[test]
+    fn loom_a_stale_slot_never_writes_into_a_recycled_buffer() {
+        stale_slot_after_recycle(Bug::None, None);
+    }
+
+    #[test]
+    #[should_panic(expected = "torn record")]
+    fn loom_catches_a_relaxed_commit() {
+        two_writers_one_cpu(Bug::RelaxedCommit, Some(2));
+    }
+
+    #[test]
+    #[should_panic(expected = "handed to the logger")]
+    fn loom_catches_a_sealer_that_ignores_writers() {
+        two_writers_one_cpu(Bug::SealerIgnoresWriters, Some(2));
+    }
+
+    #[test]
+    #[should_panic(expected = "a committed record was lost")]
+    fn loom_catches_a_missing_generation_check() {
+        stale_slot_after_recycle(Bug::NoGenerationCheck, None);
     }
 }

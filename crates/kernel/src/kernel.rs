@@ -480,10 +480,17 @@ impl Kernel {
         self.inner.id
     }
 
-    /// A new locally unique activity id (EVT-16).
+    /// A new locally unique activity id (EVT-16). The high bits tell kernels apart: the
+    /// process-wide kernel number in threaded mode, the seed in deterministic mode (the kernel
+    /// number depends on how many kernels were built before, so it would make the ids differ
+    /// from run to run).
     pub(crate) fn new_local_activity_id(&self) -> Guid {
         let n = self.inner.activity_ids.fetch_add(1, Ordering::Relaxed) + 1;
-        crate::thread::local_activity_id(n, self.inner.id)
+        let tag = match self.inner.config.mode {
+            ExecutionMode::Deterministic { seed } => seed,
+            ExecutionMode::Threaded => self.inner.id,
+        };
+        crate::thread::local_activity_id(n, tag)
     }
 
     /// The simulated thread a write runs on when none is entered (see `thread`).

@@ -438,7 +438,12 @@ impl LoggerThread {
                         .map_or(idle, |p| std::time::Duration::from_nanos(p * 100));
                     parker.park_timeout(wait.min(std::time::Duration::from_millis(250)));
                     ctx.run_timer(ctx.clock.peek());
-                    ctx.drain(None);
+                    // A BUFFERING session keeps its ring until a FLUSH (BUF-09, SES-41), as in
+                    // `Kernel::run_pending`: draining here would write it out early, or
+                    // without a sink throw it away.
+                    if !ctx.cfg.mode.contains(LogFileMode::BUFFERING) {
+                        ctx.drain(None);
+                    }
                 }
             })?;
         Ok(LoggerThread {

@@ -1,5 +1,6 @@
 //! The atomics the buffer protocol uses: `std`'s normally, loom's under `--cfg etwsim_loom`
-//! so the reservation / switch protocol can be model-checked (see `tests/loom_buffer.rs`).
+//! so the reservation / switch protocol can be model-checked (see the `loom_tests` module of
+//! `buffer.rs`).
 
 #[cfg(etwsim_loom)]
 pub(crate) use loom::sync::atomic::{AtomicU32, AtomicU64, Ordering};

@@ -475,9 +475,20 @@ impl Provider {
                 .mode
                 .contains(LogFileMode::INDEPENDENT_SESSION)
         };
-        let dependent_ok = plans.iter().flatten().filter(|p| !independent(p)).all(|p| {
-            p.refusal.is_none() && p.route.logger.pool.can_reserve(cpu, align8(p.size) as u64)
-        });
+        // Whether each dependent target has room is asked once: under threads a second look
+        // can answer differently (the logger freed a buffer in between), and then an event
+        // refused for lack of room would be neither recorded nor counted as lost.
+        let mut room = [false; 8];
+        for (i, p) in plans.iter().flatten().enumerate() {
+            room[i] = !independent(p)
+                && p.refusal.is_none()
+                && p.route.logger.pool.can_reserve(cpu, align8(p.size) as u64);
+        }
+        let dependent_ok = plans
+            .iter()
+            .flatten()
+            .enumerate()
+            .all(|(i, p)| independent(p) || room[i]);
         let stamp = Stamp {
             activity,
             ticks,
@@ -486,19 +497,12 @@ impl Provider {
             string_only,
         };
         let mut result = Ok(());
-        for plan in plans.iter().flatten() {
+        for (i, plan) in plans.iter().flatten().enumerate() {
             let dependent = !independent(plan);
             let refusal = if dependent && !dependent_ok {
                 match plan.refusal {
                     Some(r) => Some(r),
-                    None if !plan
-                        .route
-                        .logger
-                        .pool
-                        .can_reserve(cpu, align8(plan.size) as u64) =>
-                    {
-                        Some(Refusal::NoBuffer)
-                    }
+                    None if !room[i] => Some(Refusal::NoBuffer),
                     None => {
                         continue; // it could take it, but another session could not: none does
                     }
