@@ -306,11 +306,9 @@ fn run(s: &Scenario, verbose: bool) -> Result<Outcome, Box<dyn std::error::Error
                 }
             );
         }
-        println!(
-            "  CPU 0's last buffer is full but still in use: it is written at the next switch,"
-        );
-        println!("  FlushTimer, FLUSH or STOP. From now on writes succeed again, until the free");
-        println!("  buffers run out once more.");
+        println!("  the first refused write also handed CPU 0's full in-use buffer to the logger");
+        println!("  (BUF-03), so all 6 are written. From now on writes succeed again, until the");
+        println!("  free buffers run out once more.");
     }
 
     // ControlTrace(STOP) flushes what is left and returns the final statistics.

@@ -324,6 +324,7 @@ fn a_record_that_exactly_fills_a_buffer_leaves_it_full() {
 // rule: BUF-04
 // rule: BUF-07
 // rule: EVT-07
+// rule: BUF-03
 #[test]
 fn the_pool_grows_to_maximum_buffers_then_events_are_lost() {
     let k = kernel();
@@ -361,8 +362,8 @@ fn the_pool_grows_to_maximum_buffers_then_events_are_lost() {
     let st = q(&s);
     assert_eq!(
         (st.buffers_written, st.free_buffers, st.number_of_buffers),
-        (9, 9, 10),
-        "9 switched buffers written; the full in-use one waits for the next write"
+        (10, 10, 10),
+        "all 10 full buffers written: the refused event handed the full in-use one over (BUF-03)"
     );
     put_all(&p, 45..46);
     assert_eq!(q(&s).events_lost, 5, "a successful write loses nothing");
@@ -1165,16 +1166,17 @@ fn sustained_overload_never_allocates_beyond_maximum_buffers() {
     let st = q(&s);
     assert_eq!(
         (st.number_of_buffers, st.free_buffers),
-        (12, 8),
-        "stepping frees the 8 switched buffers and allocates nothing"
+        (12, 12),
+        "stepping frees all 12 full buffers (the refused writes handed the in-use ones over, \
+         BUF-03) and allocates nothing"
     );
-    // A second burst: 8 free buffers × 4 records, then loss again; still 12 buffers.
-    assert_eq!(burst(10_000, 10_000), 32);
+    // A second burst: 12 free buffers × 4 records, then loss again; still 12 buffers.
+    assert_eq!(burst(10_000, 10_000), 48);
     k.run_pending();
     let st = s.stop().unwrap();
     assert_eq!(st.number_of_buffers, 12);
-    assert_eq!(st.events_lost, 20_000 - 80);
-    assert_eq!(sink.records().len(), 80);
+    assert_eq!(st.events_lost, 20_000 - 96);
+    assert_eq!(sink.records().len(), 96);
 }
 
 // rule: BUF-12
@@ -1198,15 +1200,16 @@ fn sustained_real_time_overload_keeps_the_store_and_queues_bounded() {
     }
     assert_eq!(s.realtime_backlog(), 4);
     let st = q(&s);
-    // 10 buffers × 4 = 40 events kept; the drain filled the store of 4 and lost the other 5
-    // buffers for want of room; every later write failed with ERROR_LOG_FILE_FULL.
+    // 10 buffers × 4 = 40 events kept; the drain filled the store of 4 and lost the other 6
+    // buffers for want of room (the last full one handed over by a refused write, BUF-03);
+    // every later write failed with ERROR_LOG_FILE_FULL.
     assert_eq!(
         (
             st.events_lost,
             st.buffers_written,
             st.real_time_buffers_lost
         ),
-        (5_000 - 40, 4, 5)
+        (5_000 - 40, 4, 6)
     );
     let mut c = k
         .open_realtime(&k.system_process(), "rt", ConsumerOptions::default())
@@ -1229,13 +1232,12 @@ fn sustained_real_time_overload_keeps_the_store_and_queues_bounded() {
         "the consumer holds the 4 backlog buffers it attached to, and nothing more"
     );
     let st = q(&s);
-    let (lost2, rt_lost2) = (st.events_lost - 4_960, st.real_time_buffers_lost - 5);
-    assert_eq!((lost2, rt_lost2), (1_396, 902));
+    let (lost2, rt_lost2) = (st.events_lost - 4_960, st.real_time_buffers_lost - 6);
+    assert_eq!((lost2, rt_lost2), (1_000, 1_000));
     assert_eq!(
         5_000 - lost2,
-        4 * (rt_lost2 - 1),
-        "every event kept in the second phase is in a buffer the full queue missed \
-         (one more missed buffer is the full one left in use by the first phase)"
+        4 * rt_lost2,
+        "every event kept in the second phase is in a buffer the full queue missed"
     );
     assert_eq!(st.buffers_written, 4, "missed buffers are not written");
     assert!(q(&s).number_of_buffers <= 10);

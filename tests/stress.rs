@@ -30,7 +30,7 @@ use etwsim::record::decode_buffer;
 use etwsim::{
     BufferHeader, BufferInfo, ConsumerOptions, EnableParams, Error, EventDescriptor, EventRecord,
     Guid, Kernel, Keyword, Level, LogFileMode, MemorySink, Provider, SessionProperties, Sink,
-    Thread,
+    Thread, Token,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -592,4 +592,60 @@ fn a_buffering_session_keeps_its_ring_while_logger_threads_run() {
     assert_eq!(got, newest);
     let st = s.stop().unwrap();
     assert_eq!(st.events_lost, 0, "eviction is not loss (BUF-09)");
+}
+
+/// Writers that keep writing while the controller stops the session: STOP waits for every
+/// write that saw the session running, then flushes; a write that comes later stores nothing.
+/// Either way nothing is left behind in the buffers once STOP returned — a write committed
+/// after the final flush would be an event lost without being counted.
+#[test]
+fn writes_racing_stop_leave_nothing_behind() {
+    // rule: SES-79
+    // rule: BUF-05
+    for round in 0..200u32 {
+        let k = Kernel::builder().threaded().cpus(2).build().unwrap();
+        let app = k.spawn("app.exe", Token::user("w")).unwrap();
+        let g = Guid::from_fields(0x57_0b00, 1, 2, [round as u8, 0, 0, 0, 0, 0, 0, 1]);
+        let p = Arc::new(app.register_provider(g).unwrap());
+        let sink = MemorySink::new();
+        let s = k
+            .session("race")
+            .sink(sink.clone())
+            .log_file("race.etl")
+            .buffer_size_kb(4)
+            .maximum_buffers(64)
+            .start()
+            .unwrap();
+        s.enable(g, &EnableParams::new()).unwrap();
+        let started = Arc::new(std::sync::Barrier::new(3));
+        let writers: Vec<_> = (0..2u16)
+            .map(|cpu| {
+                let (p, app, started) = (p.clone(), app.clone(), started.clone());
+                std::thread::spawn(move || {
+                    let t = app.spawn_thread(cpu).unwrap();
+                    let _g = t.enter();
+                    let d = EventDescriptor::new(1, Level::INFORMATION, Keyword(1));
+                    started.wait();
+                    for i in 0..2_000u32 {
+                        let _ = p.write(&d, &[&i.to_le_bytes()]);
+                    }
+                })
+            })
+            .collect();
+        started.wait();
+        let stats = s.stop().unwrap();
+        for w in writers {
+            w.join().unwrap();
+        }
+        assert_eq!(
+            s.unflushed_bytes(),
+            0,
+            "round {round}: records left behind after STOP"
+        );
+        assert_eq!(
+            stats.buffers_written as usize,
+            sink.buffers().len(),
+            "round {round}: every buffer counted as written reached the sink"
+        );
+    }
 }

@@ -156,6 +156,11 @@ pub(crate) struct BufferPool {
     /// Sealed and drained buffers, oldest first: the flush queue.
     ready: IndexQueue,
     slots: Box<[CachePadded<AtomicU64>]>,
+    /// Writes in progress per CPU slot, from the running check to the commit: STOP waits for
+    /// them to reach zero before its final flush, so no write that saw the session running
+    /// lands after the last flush. `SeqCst` on both sides (a Dekker handshake with the
+    /// session's state word).
+    active: Box<[CachePadded<AtomicU32>]>,
     /// BUFFERING mode: a fixed ring; when no buffer is free the oldest ready one is reused.
     ring: bool,
     /// Wakes the logger when a buffer becomes ready (threaded mode).
@@ -191,6 +196,9 @@ impl BufferPool {
             ready: IndexQueue::new(cap as usize),
             slots: (0..cpus.max(1))
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
+                .collect(),
+            active: (0..cpus.max(1))
+                .map(|_| CachePadded::new(AtomicU32::new(0)))
                 .collect(),
             ring,
             waker: OnceLock::new(),
@@ -402,32 +410,80 @@ impl BufferPool {
     /// Seals every CPU's in-use buffer that holds records, so the next flush takes them
     /// (FlushTimer, ControlTrace FLUSH, stop — BUF-05). Empty in-use buffers stay.
     pub(crate) fn seal_all(&self) {
-        for slot in self.slots.iter() {
-            let cur = slot.load(Ordering::Acquire);
-            if cur == 0 {
-                continue;
+        for slot in 0..self.slots.len() {
+            self.seal_in_use(slot, |st| offset(st) != HEADER);
+        }
+    }
+
+    /// Seals `cpu`'s in-use buffer if a record of `len` bytes does not fit in it, so the logger
+    /// can flush it even though the record is refused (BUF-03: a full buffer is handed over
+    /// when the next event does not fit, whether or not that event finds another buffer).
+    pub(crate) fn seal_if_full(&self, cpu: usize, len: u64) {
+        self.seal_in_use(cpu % self.slots.len(), |st| offset(st) + len > self.size);
+    }
+
+    /// Seals slot `slot`'s in-use buffer if `wanted(state)` says so, detaches it from the slot,
+    /// and hands it to the logger if no writer is in it. A buffer that was sealed, recycled or
+    /// replaced meanwhile is left alone (the generation check).
+    fn seal_in_use(&self, slot: usize, wanted: impl Fn(u64) -> bool) {
+        let slot = &self.slots[slot];
+        let cur = slot.load(Ordering::Acquire);
+        if cur == 0 {
+            return;
+        }
+        let (generation_tag, i) = (cur >> 16, ((cur & 0xffff) - 1) as u32);
+        let b = &self.buffers[i as usize];
+        loop {
+            let st = b.state.load(Ordering::Acquire);
+            if generation(st) != generation_tag & ((1 << 23) - 1) || st & SEALED != 0 || !wanted(st)
+            {
+                return; // handled by someone else, or nothing to do
             }
-            let (generation_tag, i) = (cur >> 16, ((cur & 0xffff) - 1) as u32);
-            let b = &self.buffers[i as usize];
-            loop {
-                let st = b.state.load(Ordering::Acquire);
-                if generation(st) != generation_tag & ((1 << 23) - 1)
-                    || st & SEALED != 0
-                    || offset(st) == HEADER
-                {
-                    break; // handled by someone else, or empty
+            if b.state
+                .compare_exchange(st, st | SEALED, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                let _ = slot.compare_exchange(cur, 0, Ordering::AcqRel, Ordering::Acquire);
+                if writers(st) == 0 {
+                    self.push_ready(i);
                 }
-                if b.state
-                    .compare_exchange(st, st | SEALED, Ordering::AcqRel, Ordering::Acquire)
-                    .is_ok()
-                {
-                    let _ = slot.compare_exchange(cur, 0, Ordering::AcqRel, Ordering::Acquire);
-                    if writers(st) == 0 {
-                        self.push_ready(i);
-                    }
-                    break;
-                }
+                return;
             }
+        }
+    }
+
+    /// Bytes of records in buffers not yet written out: in the in-use buffers and waiting in
+    /// the ready queue's count (exact when nothing runs concurrently).
+    pub(crate) fn unflushed_bytes(&self) -> u64 {
+        let in_use: u64 = self
+            .slots
+            .iter()
+            .filter_map(|slot| {
+                let cur = slot.load(Ordering::Acquire);
+                (cur != 0).then(|| {
+                    let b = &self.buffers[((cur & 0xffff) - 1) as usize];
+                    offset(b.state.load(Ordering::Acquire)) - HEADER
+                })
+            })
+            .sum();
+        in_use + self.ready.len() as u64 * (self.size - HEADER)
+    }
+
+    /// Marks a write on `cpu` in progress; the write must then check the session still runs.
+    pub(crate) fn enter(&self, cpu: usize) {
+        self.active[cpu % self.active.len()].fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Ends a write marked with [`BufferPool::enter`].
+    pub(crate) fn exit(&self, cpu: usize) {
+        self.active[cpu % self.active.len()].fetch_sub(1, Ordering::Release);
+    }
+
+    /// Waits until no write is in progress (after the session stopped accepting new ones).
+    pub(crate) fn wait_writers(&self) {
+        let backoff = crossbeam::utils::Backoff::new();
+        while self.active.iter().any(|a| a.load(Ordering::SeqCst) != 0) {
+            backoff.snooze();
         }
     }
 

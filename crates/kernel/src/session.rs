@@ -560,6 +560,12 @@ impl LoggerContext {
         self.state.load(Ordering::Acquire) == RUNNING
     }
 
+    /// The write path's running check, inside its in-flight bracket (`SeqCst`: the other
+    /// half of STOP's handshake, see `BufferPool::enter`).
+    pub(crate) fn accepts_writes(&self) -> bool {
+        self.state.load(Ordering::SeqCst) == RUNNING
+    }
+
     /// `true` once a stop has completed: the final flush is delivered and nothing more will
     /// come from this session.
     pub fn is_finished(&self) -> bool {
@@ -826,6 +832,13 @@ impl Session {
     /// Full buffers waiting for the logger (deterministic mode: until the next step).
     pub fn pending_buffers(&self) -> usize {
         self.ctx.pool.ready_count()
+    }
+
+    /// Bytes of events still in the session's buffers, not yet written out (the in-use
+    /// buffers' records, and whole buffers waiting for the logger). 0 after a STOP: the final
+    /// flush leaves nothing behind, even with writers racing it.
+    pub fn unflushed_bytes(&self) -> u64 {
+        self.ctx.pool.unflushed_bytes()
     }
 
     /// Buffers in the real-time backing store, waiting for a consumer (BUF-12).
@@ -1131,7 +1144,7 @@ impl Kernel {
             check_control_access(&rec, &ctx)?;
             if ctx
                 .state
-                .compare_exchange(RUNNING, STOPPING, Ordering::AcqRel, Ordering::Acquire)
+                .compare_exchange(RUNNING, STOPPING, Ordering::SeqCst, Ordering::Acquire)
                 .is_err()
             {
                 return Err(Error::StopInProgress {
@@ -1141,7 +1154,9 @@ impl Kernel {
             let pending = s.disable_everywhere(&ctx);
             Ok((ctx, pending))
         })?;
-        // SES-79: the remaining buffered events are flushed as part of stopping.
+        // SES-79: the remaining buffered events are flushed as part of stopping — after every
+        // write that saw the session running has finished (see `BufferPool::enter`).
+        ctx.pool.wait_writers();
         if let Some(t) = ctx.logger.lock().take() {
             t.stop();
         }

@@ -502,7 +502,15 @@ impl Provider {
             let refusal = if dependent && !dependent_ok {
                 match plan.refusal {
                     Some(r) => Some(r),
-                    None if !room[i] => Some(Refusal::NoBuffer),
+                    None if !room[i] => {
+                        // BUF-03: the full in-use buffer is handed over even though the event
+                        // is refused, so the logger can free it.
+                        plan.route
+                            .logger
+                            .pool
+                            .seal_if_full(cpu, align8(plan.size) as u64);
+                        Some(Refusal::NoBuffer)
+                    }
                     None => {
                         continue; // it could take it, but another session could not: none does
                     }
@@ -528,7 +536,29 @@ impl Provider {
         result
     }
 
+    /// Stores one copy of the event in one session. The store is bracketed by the pool's
+    /// in-flight count, and re-checks that the session still takes writes inside it: a STOP
+    /// that began after the routing check waits for this write before its final flush, or
+    /// this write sees the stop and stores nothing (the event came after the stop began).
     fn store(
+        &self,
+        plan: &Plan<'_>,
+        desc: &EventDescriptor,
+        data: &[&[u8]],
+        stamp: Stamp,
+    ) -> std::result::Result<(), Refusal> {
+        let pool = &plan.route.logger.pool;
+        pool.enter(stamp.cpu);
+        let result = if plan.route.logger.accepts_writes() {
+            self.store_in_buffer(plan, desc, data, stamp)
+        } else {
+            Ok(())
+        };
+        pool.exit(stamp.cpu);
+        result
+    }
+
+    fn store_in_buffer(
         &self,
         plan: &Plan<'_>,
         desc: &EventDescriptor,
