@@ -252,15 +252,12 @@ impl Provider {
         related_activity_id: Option<&Guid>,
         data: &[&[u8]],
     ) -> Result<()> {
-        if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
-            return Ok(());
-        }
-        let opts = WriteOptions {
+        let options = WriteOptions {
             activity_id,
             related_activity_id,
             ..WriteOptions::default()
         };
-        self.write_event(descriptor, &opts, data, false)
+        self.write_with_options(descriptor, &options, data)
     }
 
     /// `EventWriteEx`: with a session filter mask and flags (EVT-04).
@@ -276,17 +273,14 @@ impl Provider {
         related_activity_id: Option<&Guid>,
         data: &[&[u8]],
     ) -> Result<()> {
-        if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
-            return Ok(());
-        }
-        let opts = WriteOptions {
+        let options = WriteOptions {
             activity_id,
             related_activity_id,
             filter,
             flags,
             ..WriteOptions::default()
         };
-        self.write_event(descriptor, &opts, data, false)
+        self.write_with_options(descriptor, &options, data)
     }
 
     /// `EventWriteString`: a string-only event, Id/Version/Opcode/Task/Channel 0, the payload
