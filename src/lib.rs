@@ -25,6 +25,9 @@
 
 pub mod win32;
 
+/// The `.etl` format: writing and reading real log files (`etwsim-etl`).
+pub use etwsim_etl as etl;
+
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

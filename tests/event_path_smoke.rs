@@ -37,3 +37,40 @@ fn events_reach_the_sink_in_order() {
     assert_eq!(st.events_lost, 0);
     assert!(st.buffers_written >= 3);
 }
+
+#[test]
+fn a_file_session_writes_a_log_file_the_reader_reads_back() {
+    // rule: BUF-17
+    let k = kernel();
+    let g = guid(1);
+    let s = k
+        .session("file")
+        .log_file("trace.etl")
+        .buffer_size_kb(8)
+        .start()
+        .unwrap();
+    s.enable(g, &EnableParams::new()).unwrap();
+    let p = user_process(&k, "app.exe").register_provider(g).unwrap();
+    for i in 0..500u32 {
+        p.write(
+            &EventDescriptor::new(i as u16, Level::INFORMATION, Keyword(1)),
+            &[&i.to_le_bytes()],
+        )
+        .unwrap();
+    }
+    let st = s.stop().unwrap();
+    let file = k.disk().open_log_file("trace.etl").unwrap();
+    assert_eq!(
+        file.header().buffers_written,
+        st.buffers_written + 1,
+        "data buffers + the header buffer"
+    );
+    let reader = etwsim::etl::Reader::new(vec![file], Default::default()).unwrap();
+    let ids: Vec<u16> = reader
+        .filter_map(|r| match r.unwrap() {
+            etwsim::etl::Record::Event(e) => Some(e.header.descriptor.id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids, (0..500u16).collect::<Vec<_>>());
+}

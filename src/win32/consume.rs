@@ -1,5 +1,5 @@
-//! `OpenTrace`, `ProcessTrace`, `CloseTrace` for real-time sessions (CON-01…CON-07).
-//! Reading `.etl` files through these functions arrives with the file reader.
+//! `OpenTrace`, `ProcessTrace`, `CloseTrace` for real-time sessions and log files
+//! (CON-01…CON-07).
 
 use super::{ERROR_SUCCESS, Win32};
 use etwsim_kernel::{Consumer, ConsumerOptions};
@@ -51,6 +51,8 @@ pub struct EventTraceLogfile {
     pub event_record_callback: Option<EventRecordCallback>,
     /// `BufferCallback`.
     pub buffer_callback: Option<BufferCallback>,
+    /// `LogfileHeader`, filled in by OpenTrace for a log file (CON-01).
+    pub logfile_header: Option<etwsim_etl::LogfileHeader>,
 }
 
 impl std::fmt::Debug for EventTraceLogfile {
@@ -63,9 +65,16 @@ impl std::fmt::Debug for EventTraceLogfile {
     }
 }
 
+/// What a processing handle reads.
+enum Source {
+    RealTime(Consumer),
+    /// A log file, opened again by each ProcessTrace.
+    File(String),
+}
+
 /// One open trace handle.
 pub(super) struct TraceEntry {
-    consumer: parking_lot::Mutex<Option<(Consumer, EventTraceLogfile)>>,
+    source: parking_lot::Mutex<Option<(Source, EventTraceLogfile)>>,
     processing: AtomicBool,
     closed: AtomicBool,
 }
@@ -89,43 +98,58 @@ impl Win32 {
     }
 
     /// `OpenTraceW(Logfile)`: a processing handle, or `INVALID_PROCESSTRACE_HANDLE` with
-    /// [`Win32::last_error`] set (CON-01). The structure's callbacks move into the handle.
+    /// [`Win32::last_error`] set (CON-01). The structure's callbacks move into the handle; for
+    /// a log file, `logfile_header` is filled in. Log files are read from the kernel's disk.
     pub fn open_trace(&self, logfile: Option<&mut EventTraceLogfile>) -> u64 {
         let Some(lf) = logfile else {
             return self.fail_open(Win32Error::ERROR_INVALID_PARAMETER);
         };
-        let name = match (&lf.logger_name, &lf.log_file_name) {
-            (Some(n), None) if lf.process_trace_mode & PROCESS_TRACE_MODE_REAL_TIME != 0 => {
-                n.clone()
+        let real_time = lf.process_trace_mode & PROCESS_TRACE_MODE_REAL_TIME != 0;
+        match (lf.logger_name.clone(), lf.log_file_name.clone()) {
+            (Some(name), None) if real_time => {
+                let options = ConsumerOptions {
+                    raw_timestamps: lf.process_trace_mode & PROCESS_TRACE_MODE_RAW_TIMESTAMP != 0,
+                };
+                match self
+                    .process
+                    .kernel()
+                    .open_realtime(&self.process, &name, options)
+                {
+                    Ok(c) => self.add_trace(Source::RealTime(c), lf),
+                    Err(e) => self.fail_open(e.win32_code()),
+                }
             }
-            (Some(_), None) | (Some(_), Some(_)) => {
-                return self.fail_open(Win32Error::ERROR_INVALID_PARAMETER);
+            (None, Some(path)) if !real_time => {
+                // CON-01: a file that cannot be read as a log file is ERROR_BAD_PATHNAME.
+                match self.process.kernel().disk().open_log_file(&path) {
+                    Ok(file) => {
+                        lf.logfile_header = Some(file.header().clone());
+                        self.add_trace(Source::File(path), lf)
+                    }
+                    Err(_) => self.fail_open(Win32Error::ERROR_BAD_PATHNAME),
+                }
             }
-            (None, Some(_)) => {
-                // Files are read by the .etl reader; until it is wired in, say so plainly.
-                return self.fail_open(Win32Error::ERROR_NOT_SUPPORTED);
-            }
-            (None, None) => return self.fail_open(Win32Error::ERROR_BAD_PATHNAME),
-        };
-        let options = ConsumerOptions {
-            raw_timestamps: lf.process_trace_mode & PROCESS_TRACE_MODE_RAW_TIMESTAMP != 0,
-        };
-        let consumer = match self
-            .process
-            .kernel()
-            .open_realtime(&self.process, &name, options)
-        {
-            Ok(c) => c,
-            Err(e) => return self.fail_open(e.win32_code()),
-        };
+            (None, None) => self.fail_open(Win32Error::ERROR_BAD_PATHNAME),
+            _ => self.fail_open(Win32Error::ERROR_INVALID_PARAMETER),
+        }
+    }
+
+    /// Registers a processing handle: the callbacks move into it, the names and the header
+    /// stay in the caller's structure.
+    fn add_trace(&self, source: Source, lf: &mut EventTraceLogfile) -> u64 {
         let handle = 0x1_0000 + self.traces.next.fetch_add(1, Ordering::Relaxed);
-        let moved = std::mem::take(lf);
-        lf.logger_name = moved.logger_name.clone();
-        lf.process_trace_mode = moved.process_trace_mode;
+        let moved = EventTraceLogfile {
+            log_file_name: lf.log_file_name.clone(),
+            logger_name: lf.logger_name.clone(),
+            process_trace_mode: lf.process_trace_mode,
+            event_record_callback: lf.event_record_callback.take(),
+            buffer_callback: lf.buffer_callback.take(),
+            logfile_header: lf.logfile_header.clone(),
+        };
         self.traces.map.lock().insert(
             handle,
             Arc::new(TraceEntry {
-                consumer: parking_lot::Mutex::new(Some((consumer, moved))),
+                source: parking_lot::Mutex::new(Some((source, moved))),
                 processing: AtomicBool::new(false),
                 closed: AtomicBool::new(false),
             }),
@@ -133,14 +157,13 @@ impl Win32 {
         handle
     }
 
-    /// `ProcessTrace(HandleArray, HandleCount, StartTime, EndTime)` for one real-time handle:
-    /// delivers events to the callbacks buffer by buffer until the session stops, CloseTrace
-    /// is called, or BufferCallback returns `false` (CON-03…CON-06). Start and end times are
-    /// FILETIMEs (raw values with PROCESS_TRACE_MODE_RAW_TIMESTAMP); events outside are not
-    /// delivered.
-    ///
-    /// In deterministic mode nothing runs concurrently, so ProcessTrace cannot wait for more
-    /// events: it delivers what is queued and returns `ERROR_SUCCESS`.
+    /// `ProcessTrace(HandleArray, HandleCount, StartTime, EndTime)`: up to 64 log-file
+    /// handles merged oldest first, or one real-time handle, never a mix (CON-03, CON-04).
+    /// Events outside [StartTime, EndTime] are not delivered; times are FILETIMEs (raw values
+    /// with PROCESS_TRACE_MODE_RAW_TIMESTAMP). A real-time handle delivers buffer by buffer
+    /// until the session stops, CloseTrace is called, or BufferCallback returns `false`
+    /// (CON-05, CON-06); in deterministic mode nothing runs concurrently, so it delivers what
+    /// is queued and returns `ERROR_SUCCESS`.
     pub fn process_trace(
         &self,
         handle_array: Option<&[u64]>,
@@ -169,28 +192,67 @@ impl Win32 {
                 None => return Win32Error::ERROR_INVALID_HANDLE.code(),
             }
         };
-        if entries.len() > 1 {
-            return Win32Error::ERROR_INVALID_PARAMETER.code(); // one real-time handle at most
-        }
-        let entry = &entries[0];
-        if entry.processing.swap(true, Ordering::AcqRel) {
+        if entries
+            .iter()
+            .any(|e| e.processing.swap(true, Ordering::AcqRel))
+        {
+            for e in &entries {
+                e.processing.store(false, Ordering::Release);
+            }
             return Win32Error::ERROR_BUSY.code();
         }
-        let Some((mut consumer, mut lf)) = entry.consumer.lock().take() else {
-            entry.processing.store(false, Ordering::Release);
-            return Win32Error::ERROR_INVALID_HANDLE.code();
-        };
-        let deterministic = self.process.kernel().is_deterministic();
-        let in_range = |r: &EventRecord| {
-            start_time.is_none_or(|s| r.header.timestamp >= s)
-                && end_time.is_none_or(|e| r.header.timestamp <= e)
-        };
-        let mut buffers_read = 0u32;
-        let mut code = ERROR_SUCCESS;
-        if !consumer.is_session_running() && !consumer.has_pending() {
-            code = Win32Error::ERROR_WMI_INSTANCE_NOT_FOUND.code(); // CON-03
+        let mut taken: Vec<(Source, EventTraceLogfile)> = Vec::with_capacity(entries.len());
+        for e in &entries {
+            match e.source.lock().take() {
+                Some(t) => taken.push(t),
+                None => {
+                    self.put_back(&entries, taken);
+                    return Win32Error::ERROR_INVALID_HANDLE.code();
+                }
+            }
         }
-        while code == ERROR_SUCCESS && !entry.closed.load(Ordering::Acquire) {
+        let real_time = taken
+            .iter()
+            .filter(|(s, _)| matches!(s, Source::RealTime(_)))
+            .count();
+        let code = if real_time > 1 || (real_time == 1 && taken.len() > 1) {
+            Win32Error::ERROR_INVALID_PARAMETER.code() // one real-time handle, never mixed
+        } else if real_time == 1 {
+            self.process_realtime(&entries[0], &mut taken[0], start_time, end_time)
+        } else {
+            self.process_files(&entries, &mut taken, start_time, end_time)
+        };
+        self.put_back(&entries, taken);
+        code
+    }
+
+    fn put_back(&self, entries: &[Arc<TraceEntry>], taken: Vec<(Source, EventTraceLogfile)>) {
+        for (e, t) in entries.iter().zip(taken) {
+            if !e.closed.load(Ordering::Acquire) {
+                *e.source.lock() = Some(t);
+            }
+        }
+        for e in entries {
+            e.processing.store(false, Ordering::Release);
+        }
+    }
+
+    fn process_realtime(
+        &self,
+        entry: &TraceEntry,
+        (source, lf): &mut (Source, EventTraceLogfile),
+        start_time: Option<i64>,
+        end_time: Option<i64>,
+    ) -> u32 {
+        let Source::RealTime(consumer) = source else {
+            return Win32Error::ERROR_INVALID_PARAMETER.code();
+        };
+        if !consumer.is_session_running() && !consumer.has_pending() {
+            return Win32Error::ERROR_WMI_INSTANCE_NOT_FOUND.code(); // CON-03
+        }
+        let deterministic = self.process.kernel().is_deterministic();
+        let mut buffers_read = 0u32;
+        while !entry.closed.load(Ordering::Acquire) {
             let Some((records, size, filled)) = consumer.next_buffer() else {
                 if deterministic || !consumer.is_session_running() {
                     break;
@@ -199,31 +261,86 @@ impl Win32 {
                 continue;
             };
             buffers_read += 1;
-            let delivered = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                if let Some(cb) = lf.event_record_callback.as_mut() {
-                    for r in records.iter().filter(|r| in_range(r)) {
-                        cb(r);
-                    }
-                }
-                lf.buffer_callback.as_mut().is_none_or(|cb| {
-                    cb(&BufferStats {
-                        buffers_read,
-                        buffer_size: size,
-                        filled,
-                    })
-                })
-            }));
-            match delivered {
-                Ok(true) => {}
-                Ok(false) => code = Win32Error::ERROR_CANCELLED.code(), // CON-03/06
-                Err(_) => code = Win32Error::ERROR_NOACCESS.code(),     // a callback raised
+            let stats = BufferStats {
+                buffers_read,
+                buffer_size: size,
+                filled,
+            };
+            if let Err(code) = deliver(lf, &records, Some(&stats), start_time, end_time) {
+                return code;
             }
         }
-        if !entry.closed.load(Ordering::Acquire) {
-            *entry.consumer.lock() = Some((consumer, lf));
+        ERROR_SUCCESS
+    }
+
+    fn process_files(
+        &self,
+        entries: &[Arc<TraceEntry>],
+        taken: &mut [(Source, EventTraceLogfile)],
+        start_time: Option<i64>,
+        end_time: Option<i64>,
+    ) -> u32 {
+        let disk = self.process.kernel().disk();
+        let mut files = Vec::with_capacity(taken.len());
+        for (source, _) in taken.iter() {
+            let Source::File(path) = source else {
+                return Win32Error::ERROR_INVALID_PARAMETER.code();
+            };
+            match disk.open_log_file(path) {
+                Ok(f) => files.push(f),
+                Err(_) => return Win32Error::ERROR_BAD_PATHNAME.code(),
+            }
         }
-        entry.processing.store(false, Ordering::Release);
-        code
+        let raw = taken
+            .iter()
+            .all(|(_, lf)| lf.process_trace_mode & PROCESS_TRACE_MODE_RAW_TIMESTAMP != 0);
+        let buffers: Vec<u32> = files.iter().map(|f| f.buffer_count() as u32).collect();
+        let options = etwsim_etl::ReadOptions {
+            raw_timestamps: raw,
+            header_records: false,
+        };
+        let mut reader = match etwsim_etl::Reader::new(files, options) {
+            Ok(r) => r,
+            Err(e) => return e.win32_code().code(),
+        };
+        let mut damaged = false;
+        while let Some(next) = reader.next_with_file() {
+            if entries.iter().any(|e| e.closed.load(Ordering::Acquire)) {
+                break;
+            }
+            match next {
+                Ok((i, etwsim_etl::Record::Event(r))) => {
+                    if let Err(code) = deliver(
+                        &mut taken[i].1,
+                        std::slice::from_ref(&r),
+                        None,
+                        start_time,
+                        end_time,
+                    ) {
+                        return code;
+                    }
+                }
+                Ok(_) => {} // classic, system and perfinfo records: EVENT_RECORD mode delivers events
+                Err(_) => damaged = true,
+            }
+        }
+        // BufferCallback once per file, after its last events, with the file's buffer count
+        // (the per-buffer calls of a real-time handle cannot be matched to a merged stream).
+        for ((_, lf), n) in taken.iter_mut().zip(buffers) {
+            let stats = BufferStats {
+                buffers_read: n,
+                buffer_size: lf.logfile_header.as_ref().map_or(0, |h| h.buffer_size),
+                filled: 0,
+            };
+            if let Err(code) = deliver(lf, &[], Some(&stats), start_time, end_time) {
+                return code;
+            }
+        }
+        if damaged {
+            Win32Error::ERROR_BAD_PATHNAME.code() // the events before the damage were delivered
+        } else {
+            ERROR_SUCCESS
+        }
     }
 
     /// `CloseTrace(TraceHandle)`: `ERROR_INVALID_HANDLE` for 0, INVALID_PROCESSTRACE_HANDLE
@@ -237,9 +354,41 @@ impl Win32 {
         if entry.processing.load(Ordering::Acquire) {
             return Win32Error::ERROR_CTX_CLOSE_PENDING.code();
         }
-        if let Some((c, _)) = entry.consumer.lock().take() {
+        if let Some((Source::RealTime(c), _)) = entry.source.lock().take() {
             c.close();
         }
         ERROR_SUCCESS
+    }
+}
+
+/// Hands records in the time window to EventRecordCallback, then `stats` to BufferCallback.
+/// A callback that panics is `ERROR_NOACCESS`; BufferCallback returning `false` is
+/// `ERROR_CANCELLED` (CON-03, CON-06).
+fn deliver(
+    lf: &mut EventTraceLogfile,
+    records: &[EventRecord],
+    stats: Option<&BufferStats>,
+    start_time: Option<i64>,
+    end_time: Option<i64>,
+) -> Result<(), u32> {
+    let in_range = |r: &EventRecord| {
+        start_time.is_none_or(|s| r.header.timestamp >= s)
+            && end_time.is_none_or(|e| r.header.timestamp <= e)
+    };
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        if let Some(cb) = lf.event_record_callback.as_mut() {
+            for r in records.iter().filter(|r| in_range(r)) {
+                cb(r);
+            }
+        }
+        match (stats, lf.buffer_callback.as_mut()) {
+            (Some(st), Some(cb)) => cb(st),
+            _ => true,
+        }
+    }));
+    match outcome {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(Win32Error::ERROR_CANCELLED.code()),
+        Err(_) => Err(Win32Error::ERROR_NOACCESS.code()),
     }
 }

@@ -97,7 +97,8 @@ pub use record::{
     InstanceInfo, MessageInfo, Record, RecordKind, TraceRecord, encode_event, message_flags,
 };
 pub use writer::{
-    CloseStats, CloseSummary, DEFAULT_START_FILETIME, WriteOutcome, Writer, WriterOptions,
+    Backend, CloseStats, CloseSummary, DEFAULT_START_FILETIME, OpenMode, Opener, WriteOutcome,
+    Writer, WriterOptions,
 };
 
 #[doc(no_inline)]

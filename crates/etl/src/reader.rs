@@ -583,15 +583,24 @@ impl Stream {
     }
 }
 
+impl Reader {
+    /// The next record with the index (in the order given) of the file it came from —
+    /// what ProcessTrace needs to call each file's own callback.
+    pub fn next_with_file(&mut self) -> Option<Result<(usize, Record)>> {
+        let Some(Reverse((_, s))) = self.heap.pop() else {
+            return self.errors.pop_front().map(Err);
+        };
+        let file = self.streams[s].file;
+        let (_, record) = self.streams[s].pending.pop_front()?;
+        self.refill(s);
+        Some(Ok((file, record)))
+    }
+}
+
 impl Iterator for Reader {
     type Item = Result<Record>;
 
     fn next(&mut self) -> Option<Result<Record>> {
-        let Some(Reverse((_, s))) = self.heap.pop() else {
-            return self.errors.pop_front().map(Err);
-        };
-        let (_, record) = self.streams[s].pending.pop_front()?;
-        self.refill(s);
-        Some(Ok(record))
+        self.next_with_file().map(|r| r.map(|(_, record)| record))
     }
 }

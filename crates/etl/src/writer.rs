@@ -59,11 +59,29 @@ use std::path::{Path, PathBuf};
 /// boot instant).
 pub const DEFAULT_START_FILETIME: i64 = 134_116_992_000_000_000;
 
-/// Storage under a writer: a real file, or a test double that fails on cue.
-pub(crate) trait Backend: Send {
+/// Storage under a writer: a real file, an in-memory file, or a test double that fails on
+/// cue. [`Writer::create_with`] takes an [`Opener`] that hands these out.
+#[allow(clippy::len_without_is_empty)] // a file's length, not a collection's
+pub trait Backend: Send {
+    /// Writes `bytes` at `offset`, growing the file as needed.
+    ///
+    /// # Errors
+    /// An I/O error; the writer then counts the buffer lost.
     fn write_at(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()>;
+    /// Reads exactly `buf.len()` bytes at `offset`.
+    ///
+    /// # Errors
+    /// An I/O error, or fewer bytes than asked.
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
+    /// Sets the length (PREALLOCATE, trimming).
+    ///
+    /// # Errors
+    /// An I/O error.
     fn set_len(&mut self, len: u64) -> io::Result<()>;
+    /// The current length.
+    ///
+    /// # Errors
+    /// An I/O error.
     fn len(&mut self) -> io::Result<u64>;
 }
 
@@ -86,15 +104,15 @@ impl Backend for File {
 
 /// How a writer opens a file.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum OpenMode {
+pub enum OpenMode {
     /// Create, or truncate an existing file.
     Create,
     /// Open for reading and writing, creating it if absent, keeping its contents.
     Append,
 }
 
-pub(crate) type Opener =
-    Box<dyn FnMut(&Path, OpenMode) -> io::Result<Box<dyn Backend>> + Send + 'static>;
+/// Opens the files a writer writes (several for NEWFILE): the real file system by default.
+pub type Opener = Box<dyn FnMut(&Path, OpenMode) -> io::Result<Box<dyn Backend>> + Send + 'static>;
 
 fn open_file(path: &Path, mode: OpenMode) -> io::Result<Box<dyn Backend>> {
     let mut o = OpenOptions::new();
@@ -435,7 +453,11 @@ impl Writer {
         Writer::create_with(options, Box::new(open_file))
     }
 
-    pub(crate) fn create_with(mut options: WriterOptions, open: Opener) -> Result<Writer> {
+    /// As [`Writer::create`], with files opened by `open` (for example an in-memory disk).
+    ///
+    /// # Errors
+    /// As [`Writer::create`].
+    pub fn create_with(mut options: WriterOptions, open: Opener) -> Result<Writer> {
         options.validate()?;
         let h = &mut options.header;
         h.log_file_mode = options.mode;

@@ -73,6 +73,9 @@ pub struct KernelConfig {
     /// Deterministic mode: the logger's drain bandwidth in bytes per virtual second for
     /// `Kernel::advance`; `None` drains everything at each step.
     pub drain_bandwidth: Option<u64>,
+    /// Where log files are written; `None` = a virtual disk in deterministic mode, the real
+    /// file system in threaded mode.
+    pub disk: Option<crate::disk::Disk>,
 }
 
 /// Builds a [`Kernel`].
@@ -116,6 +119,12 @@ impl KernelBuilder {
     /// Free space on the simulated disk.
     pub fn disk_free_bytes(mut self, bytes: u64) -> Self {
         self.config.disk_free_bytes = bytes;
+        self
+    }
+    /// Where log files are written: [`Disk::Real`](crate::Disk::Real) or a
+    /// [`VirtualDisk`](crate::VirtualDisk) (the default in deterministic mode).
+    pub fn disk(mut self, disk: crate::disk::Disk) -> Self {
+        self.config.disk = Some(disk);
         self
     }
     /// The most buffer memory one session may have (SES-59/60's internal cap).
@@ -224,6 +233,11 @@ impl KernelBuilder {
             ExecutionMode::Deterministic { .. } => Clock::virtual_clock(c.event_tick),
         };
         static KERNEL_IDS: AtomicU64 = AtomicU64::new(1);
+        let disk = match (&c.disk, c.mode) {
+            (Some(d), _) => d.clone(),
+            (None, ExecutionMode::Deterministic { .. }) => crate::disk::Disk::virtual_disk(),
+            (None, ExecutionMode::Threaded) => crate::disk::Disk::Real,
+        };
         Ok(Kernel {
             inner: Arc::new(KernelInner {
                 config: self.config,
@@ -232,6 +246,7 @@ impl KernelBuilder {
                 system,
                 id: KERNEL_IDS.fetch_add(1, Ordering::Relaxed),
                 clock: Arc::new(clock),
+                disk,
                 activity_ids: AtomicU64::new(0),
                 event_keys: AtomicU64::new(0),
                 next_cpu: AtomicU64::new(0),
@@ -263,6 +278,8 @@ pub(crate) struct KernelInner {
     /// Distinguishes kernels on one OS thread (thread bindings); not observable otherwise.
     id: u64,
     pub(crate) clock: Arc<Clock>,
+    /// Where log files go.
+    disk: crate::disk::Disk,
     /// CREATE_ID counter (EVT-16).
     activity_ids: AtomicU64,
     /// EVENT_KEY counter (FLT-11).
@@ -320,6 +337,15 @@ pub(crate) struct State {
 }
 
 impl State {
+    /// The id [`State::next_client_id`] will hand out next, without taking it.
+    pub(crate) fn peek_client_id(&self) -> u32 {
+        let mut id = self.next_client_id;
+        while self.live_pids.contains_key(&id) {
+            id = id.wrapping_add(4).max(8);
+        }
+        id
+    }
+
     /// The next free process or thread id (multiples of 4).
     pub(crate) fn next_client_id(&mut self) -> u32 {
         loop {
@@ -387,6 +413,7 @@ impl Kernel {
                 realtime_backlog_buffers: 64,
                 consumer_queue_buffers: 256,
                 drain_bandwidth: None,
+                disk: None,
             },
         }
     }
@@ -476,6 +503,19 @@ impl Kernel {
         });
     }
 
+    /// Where this kernel writes log files.
+    pub fn disk(&self) -> &crate::disk::Disk {
+        &self.inner.disk
+    }
+
+    /// The virtual disk, if log files go to one.
+    pub fn virtual_disk(&self) -> Option<&crate::disk::VirtualDisk> {
+        match &self.inner.disk {
+            crate::disk::Disk::Virtual(v) => Some(v),
+            crate::disk::Disk::Real => None,
+        }
+    }
+
     pub(crate) fn id(&self) -> u64 {
         self.inner.id
     }
@@ -528,6 +568,27 @@ impl Kernel {
         self.with_state(|s| s.running_loggers().cloned().collect())
     }
 
+    /// Stops a session whose log file is full (SES-62), as the System process: providers are
+    /// disabled with callbacks, the final statistics are kept; later control calls on it get
+    /// ERROR_WMI_INSTANCE_NOT_FOUND.
+    pub(crate) fn stop_full_session(&self, ctx: &Arc<LoggerContext>) {
+        if ctx.is_running() {
+            let _ = self.stop_trace(
+                &self.system_process(),
+                crate::session::Target::Handle(ctx.handle),
+            );
+        }
+    }
+
+    /// Stops every session whose log file filled up during logger work.
+    pub(crate) fn reap_full_sessions(&self) {
+        for ctx in self.running_sessions() {
+            if ctx.stop_requested.load(Ordering::Acquire) {
+                self.stop_full_session(&ctx);
+            }
+        }
+    }
+
     /// Logger work for every session, now: each writes out every buffer that is ready
     /// (deterministic mode's step; in threaded mode the logger threads do this on their own,
     /// and calling it just helps them). BUFFERING sessions keep their ring (SES-41).
@@ -537,6 +598,7 @@ impl Kernel {
                 ctx.drain(None);
             }
         }
+        self.reap_full_sessions();
     }
 
     /// Moves deterministic time forward by `d`: FlushTimers that come due seal their sessions'
@@ -568,6 +630,7 @@ impl Kernel {
                 }
             }
         }
+        self.reap_full_sessions();
     }
 
     /// The virtual (deterministic) or real time since boot.

@@ -35,7 +35,9 @@
 mod buffer;
 pub mod clock;
 mod consumer;
+mod disk;
 mod error;
+mod file_sink;
 pub mod filter;
 mod kernel;
 mod logger;
@@ -48,6 +50,7 @@ mod traits;
 mod write;
 
 pub use consumer::{Consumer, ConsumerOptions, RT_LOST_BUFFER, RT_LOST_EVENT, RT_LOST_FILE};
+pub use disk::{Disk, VirtualDisk};
 pub use error::{Error, Result};
 pub use filter::{EventFilter, EventView, FilterSet, NameFilter, SlotFilter};
 pub use kernel::{

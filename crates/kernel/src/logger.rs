@@ -57,6 +57,24 @@ pub trait Sink: Send {
         let _ = stats;
         Ok(())
     }
+
+    /// `true` once the output reached its size limit and takes no more buffers: a SEQUENTIAL
+    /// log file at MaximumFileSize. The session then stops (SES-62).
+    fn is_full(&self) -> bool {
+        false
+    }
+
+    /// ControlTrace(INCREMENT_FILE): continue in the next numbered file now (SES-81).
+    /// Returns the new file counter.
+    ///
+    /// # Errors
+    /// `Unsupported` for outputs that are not NEWFILE log files.
+    fn increment_file(&mut self) -> std::io::Result<u32> {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "not a NEWFILE log file",
+        ))
+    }
 }
 
 #[derive(Default)]
@@ -363,6 +381,10 @@ impl LoggerContext {
                     self.counters
                         .log_buffers_lost
                         .fetch_add(1, Ordering::Relaxed);
+                    if sink.is_full() {
+                        // SES-62: a SEQUENTIAL file at MaximumFileSize ends the session.
+                        self.stop_requested.store(true, Ordering::Release);
+                    }
                 }
             }
         }
@@ -444,6 +466,11 @@ impl LoggerThread {
                     if !ctx.cfg.mode.contains(LogFileMode::BUFFERING) {
                         ctx.drain(None);
                     }
+                    if ctx.stop_requested.load(Ordering::Acquire) {
+                        if let Some(inner) = ctx.kernel.upgrade() {
+                            crate::Kernel { inner }.stop_full_session(&ctx);
+                        }
+                    }
                 }
             })?;
         Ok(LoggerThread {
@@ -457,6 +484,10 @@ impl LoggerThread {
     pub(crate) fn stop(self) {
         self.stop.store(true, Ordering::Release);
         self.unparker.unpark();
-        let _ = self.handle.join();
+        // Called from the logger thread itself (its full file stops the session, SES-62),
+        // it only asks the loop to end.
+        if self.handle.thread().id() != std::thread::current().id() {
+            let _ = self.handle.join();
+        }
     }
 }

@@ -9,6 +9,7 @@
 
 use crate::buffer::BufferPool;
 use crate::clock::Clock;
+use crate::file_sink::{EtlFileSink, FileStart};
 use crate::kernel::{Kernel, State};
 use crate::logger::{LoggerThread, RealTime, Sink};
 use crate::process::{Process, ProcessRecord};
@@ -536,6 +537,12 @@ pub struct LoggerContext {
     pub(crate) drain_credit: AtomicU64,
     /// The logger thread (threaded mode).
     pub(crate) logger: Mutex<Option<LoggerThread>>,
+    /// The sink is the session's own `.etl` file writer (not one a caller gave).
+    pub(crate) writes_file: AtomicBool,
+    /// The log file is full (SES-62): the session must stop.
+    pub(crate) stop_requested: AtomicBool,
+    /// The kernel, for stopping the session from the logger (SES-62).
+    pub(crate) kernel: std::sync::Weak<crate::kernel::KernelInner>,
 }
 
 impl std::fmt::Debug for LoggerContext {
@@ -1089,7 +1096,7 @@ impl Kernel {
         if code == TraceControl::Stop {
             return self.stop_trace(caller, target);
         }
-        self.control(|s: &mut State| {
+        let props = self.control(|s: &mut State| {
             let rec = s.live_process(caller.start_key)?.clone();
             let ctx = s.resolve(caller.start_key, target)?;
             check_control_access(&rec, &ctx)?;
@@ -1098,14 +1105,26 @@ impl Kernel {
             }
             match code {
                 TraceControl::Query => {}
-                TraceControl::Flush => ctx.flush_now(),
-                TraceControl::Update => s.update_session(&ctx, update.cloned().unwrap_or_default())?,
+                TraceControl::Flush => ctx.flush_now(), // a full file is reaped below (SES-62)
+                TraceControl::Update => {
+                    s.update_session(&ctx, update.cloned().unwrap_or_default(), self)?
+                }
                 TraceControl::IncrementFile => {
-                    let mut live = ctx.live.lock();
-                    if !live.mode.contains(LogFileMode::NEWFILE) {
+                    if !ctx.live.lock().mode.contains(LogFileMode::NEWFILE) {
                         return Err(Error::invalid("INCREMENT_FILE needs a NEWFILE session"));
                     }
-                    live.file_counter += 1;
+                    // SES-81: what is buffered goes to the current file, then the next begins.
+                    ctx.flush_now();
+                    let counter = match ctx.sink.lock().as_mut() {
+                        Some(sink) if ctx.writes_file.load(Ordering::Acquire) => {
+                            sink.increment_file().map_err(|e| Error::Other {
+                                code: etwsim_types::Win32Error::ERROR_DISK_FULL,
+                                context: format!("the next log file could not be started: {e}"),
+                            })?
+                        }
+                        _ => ctx.live.lock().file_counter + 1,
+                    };
+                    ctx.live.lock().file_counter = counter;
                 }
                 TraceControl::ConvertToRealtime => {
                     let mut live = ctx.live.lock();
@@ -1131,13 +1150,20 @@ impl Kernel {
                 TraceControl::Stop => unreachable!("handled above"),
             }
             Ok((ctx.properties(), Vec::new()))
-        })
+        })?;
+        // Logger work a control call did may have filled a SEQUENTIAL file (SES-62).
+        self.reap_full_sessions();
+        Ok(props)
     }
 
     /// ControlTrace(STOP) in two phases: mark the session stopping and disable its providers
     /// (the callbacks run with the session still listed, so a second STOP from a callback
     /// sees `ERROR_ACTIVE_CONNECTIONS`), then remove it and return the final statistics.
-    fn stop_trace(&self, caller: &Process, target: Target<'_>) -> Result<SessionProperties> {
+    pub(crate) fn stop_trace(
+        &self,
+        caller: &Process,
+        target: Target<'_>,
+    ) -> Result<SessionProperties> {
         let ctx = self.control(|s: &mut State| {
             let rec = s.live_process(caller.start_key)?.clone();
             let ctx = s.resolve(caller.start_key, target)?;
@@ -1158,7 +1184,7 @@ impl Kernel {
         // write that saw the session running has finished (see `BufferPool::enter`).
         ctx.pool.wait_writers();
         if let Some(t) = ctx.logger.lock().take() {
-            t.stop();
+            t.stop(); // returns at once when called from the logger thread itself (SES-62)
         }
         if !ctx.cfg.mode.contains(LogFileMode::BUFFERING) {
             ctx.flush_now();
@@ -1356,16 +1382,7 @@ impl State {
                 });
             }
         }
-        // All checks passed: from here on nothing can fail.
-        if eff.guid.is_null() {
-            loop {
-                let g = self.rng.next_guid();
-                if !self.running_loggers().any(|l| l.cfg.guid == g) {
-                    eff.guid = g;
-                    break;
-                }
-            }
-        }
+        // The id, handle and logger thread this session will get; nothing is changed yet.
         let id = if eff.private {
             (0x200u16..=0xfffe)
                 .find(|id| !self.private_loggers.contains_key(id))
@@ -1377,9 +1394,47 @@ impl State {
                 .find(|i| self.loggers[*i].is_none())
                 .expect("the cap check leaves a free slot") as u16
         };
-        self.generation += 1;
-        let handle = TraceHandle((self.generation << 16) | u64::from(id));
-        let logger_thread_id = self.next_client_id();
+        let generation = self.generation + 1;
+        let handle = TraceHandle((generation << 16) | u64::from(id));
+        let logger_thread_id = self.peek_client_id();
+        // StartTrace creates the log file: a path that cannot be written, or an APPEND to a file
+        // of another shape, refuses the start with nothing changed (SES-28, SES-34).
+        let clock = &kernel.inner.clock;
+        let writes_file = sink.is_none() && eff.log_file.is_some();
+        let sink: Option<Box<dyn Sink>> = match (sink, &eff.log_file) {
+            (Some(s), _) => Some(s),
+            (None, Some(path)) => {
+                let start_raw = clock.raw(clock.peek(), eff.clock);
+                let start = FileStart {
+                    path: path.clone(),
+                    logger_id: id,
+                    logger_thread_id,
+                    cpus: kernel.cpu_count(),
+                    start_raw,
+                    start_filetime: crate::clock::raw_to_filetime(
+                        start_raw,
+                        eff.clock,
+                        clock.boot_filetime(),
+                    ),
+                    boot_filetime: clock.boot_filetime(),
+                };
+                Some(Box::new(EtlFileSink::create(&eff, &start, kernel.disk())?))
+            }
+            (None, None) => None,
+        };
+        // All checks passed: from here on nothing can fail.
+        if eff.guid.is_null() {
+            loop {
+                let g = self.rng.next_guid();
+                if !self.running_loggers().any(|l| l.cfg.guid == g) {
+                    eff.guid = g;
+                    break;
+                }
+            }
+        }
+        self.generation = generation;
+        let tid = self.next_client_id();
+        debug_assert_eq!(tid, logger_thread_id);
         let ctx = Arc::new(LoggerContext {
             handle,
             name_key: key,
@@ -1420,6 +1475,9 @@ impl State {
             last_timer_flush: AtomicU64::new(kernel.inner.clock.peek()),
             drain_credit: AtomicU64::new(0),
             logger: Mutex::new(None),
+            writes_file: AtomicBool::new(writes_file),
+            stop_requested: AtomicBool::new(false),
+            kernel: Arc::downgrade(&kernel.inner),
             cfg: eff,
         });
         if let Some(i) = system_slot {
@@ -1442,7 +1500,12 @@ impl State {
         Ok(ctx)
     }
 
-    fn update_session(&mut self, ctx: &Arc<LoggerContext>, u: SessionUpdate) -> Result<()> {
+    fn update_session(
+        &mut self,
+        ctx: &Arc<LoggerContext>,
+        u: SessionUpdate,
+        kernel: &Kernel,
+    ) -> Result<()> {
         let private = ctx.private_owner.is_some();
         if let Some(path) = &u.log_file {
             if path.is_empty()
@@ -1483,6 +1546,9 @@ impl State {
                 )));
             }
         }
+        if let Some(path) = &u.log_file {
+            self.switch_log_file(ctx, path, kernel)?;
+        }
         let mut live = ctx.live.lock();
         if u.flush_timer != 0 {
             live.flush_timer = u.flush_timer;
@@ -1519,6 +1585,53 @@ impl State {
             live.mode.contains(LogFileMode::REAL_TIME),
             Ordering::Release,
         );
+        Ok(())
+    }
+
+    /// UPDATE to a new log file (SES-77): the new file is created first (a failure changes
+    /// nothing); what is buffered goes to the old file, which is then finished; a BUFFERING
+    /// session's ring is written to the new file. A session whose buffers go to a sink the
+    /// caller gave keeps that sink: only the name changes.
+    fn switch_log_file(&self, ctx: &Arc<LoggerContext>, path: &str, kernel: &Kernel) -> Result<()> {
+        let had_sink = ctx.sink.lock().is_some();
+        if had_sink && !ctx.writes_file.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let mut eff = ctx.cfg.clone();
+        eff.mode = ctx.live.lock().mode;
+        if !eff.mode.intersects(LogFileMode::FILE_LAYOUT)
+            && !eff.mode.contains(LogFileMode::BUFFERING)
+        {
+            eff.mode |= LogFileMode::SEQUENTIAL;
+        }
+        let clock = &kernel.inner.clock;
+        let start_raw = clock.raw(clock.peek(), eff.clock);
+        let start = FileStart {
+            path: path.to_owned(),
+            logger_id: ctx.logger_id(),
+            logger_thread_id: ctx.logger_thread_id,
+            cpus: kernel.cpu_count(),
+            start_raw,
+            start_filetime: crate::clock::raw_to_filetime(
+                start_raw,
+                eff.clock,
+                clock.boot_filetime(),
+            ),
+            boot_filetime: clock.boot_filetime(),
+        };
+        let new: Box<dyn Sink> = Box::new(EtlFileSink::create(&eff, &start, kernel.disk())?);
+        let buffering = eff.mode.contains(LogFileMode::BUFFERING);
+        if !buffering {
+            ctx.flush_now();
+        }
+        let old = ctx.sink.lock().replace(new);
+        ctx.writes_file.store(true, Ordering::Release);
+        if let Some(mut old) = old {
+            let _ = old.close(&ctx.properties());
+        }
+        if buffering {
+            ctx.flush_now();
+        }
         Ok(())
     }
 
