@@ -21,8 +21,6 @@ use etwsim_types::{
     ControlCode, EnableProperty, EventDescriptor, FilterType, Guid, Keyword, Level, LogFileMode,
     TraceControl, Win32Error,
 };
-use parking_lot::RwLock;
-use std::collections::HashMap;
 
 /// `ERROR_SUCCESS`.
 pub const ERROR_SUCCESS: u32 = 0;
@@ -342,6 +340,7 @@ pub type PEnableCallback = fn(&Guid, u32, u8, u64, u64, Option<&EventFilterDescr
 
 mod consume;
 mod events;
+mod handles;
 
 pub use consume::{
     BufferCallback, BufferStats, EventRecordCallback, EventTraceLogfile,
@@ -349,12 +348,13 @@ pub use consume::{
     PROCESS_TRACE_MODE_RAW_TIMESTAMP, PROCESS_TRACE_MODE_REAL_TIME,
 };
 pub use events::EventDataDescriptor;
+pub use handles::MAX_REG_HANDLES;
 
 /// One simulated process's Win32 ETW API.
 pub struct Win32 {
     process: Process,
     /// The process's REGHANDLE table.
-    providers: RwLock<HashMap<u64, Provider>>,
+    providers: handles::RegHandles,
     /// The process's processing handles (OpenTrace).
     traces: consume::Traces,
     /// What GetLastError would return after a failed OpenTrace.
@@ -381,7 +381,7 @@ impl Win32 {
     pub fn new(process: &Process) -> Win32 {
         Win32 {
             process: process.clone(),
-            providers: RwLock::new(HashMap::new()),
+            providers: handles::RegHandles::default(),
             traces: consume::Traces::default(),
             last_error: std::sync::atomic::AtomicU32::new(0),
         }
@@ -763,11 +763,16 @@ impl Win32 {
             ),
         };
         match result {
-            Ok(p) => {
-                *out = p.reg_handle();
-                self.providers.write().insert(p.reg_handle(), p);
-                ERROR_SUCCESS
-            }
+            Ok(p) => match self.providers.insert(p) {
+                Some(h) => {
+                    *out = h;
+                    ERROR_SUCCESS
+                }
+                None => {
+                    *out = 0; // the table is used up (MAX_REG_HANDLES over this value's life)
+                    Win32Error::ERROR_NO_SYSTEM_RESOURCES.code()
+                }
+            },
             Err(e) => {
                 *out = 0;
                 e.win32_code().code()
@@ -777,8 +782,8 @@ impl Win32 {
 
     /// `EventUnregister(RegHandle)`: `ERROR_INVALID_HANDLE` for 0 or an unknown handle (PRV-03).
     pub fn event_unregister(&self, reg_handle: u64) -> u32 {
-        match self.providers.write().remove(&reg_handle) {
-            Some(p) => code(p.unregister()),
+        match self.providers.get(reg_handle) {
+            Some(p) => code(p.unregister_in_place()),
             None => Win32Error::ERROR_INVALID_HANDLE.code(),
         }
     }
@@ -786,22 +791,20 @@ impl Win32 {
     /// `EventEnabled(RegHandle, EventDescriptor)`: `false` for a NULL or unknown handle (PRV-30).
     pub fn event_enabled(&self, reg_handle: u64, event_descriptor: &EventDescriptor) -> bool {
         self.providers
-            .read()
-            .get(&reg_handle)
+            .get(reg_handle)
             .is_some_and(|p| p.event_enabled(event_descriptor))
     }
 
     /// `EventProviderEnabled(RegHandle, Level, Keyword)` (PRV-30).
     pub fn event_provider_enabled(&self, reg_handle: u64, level: u8, keyword: u64) -> bool {
         self.providers
-            .read()
-            .get(&reg_handle)
+            .get(reg_handle)
             .is_some_and(|p| p.is_enabled_for(Level(level), Keyword(keyword)))
     }
 
     /// The [`Provider`] behind a REGHANDLE, for mixing the two faces.
     pub fn with_provider<R>(&self, reg_handle: u64, f: impl FnOnce(&Provider) -> R) -> Option<R> {
-        self.providers.read().get(&reg_handle).map(f)
+        self.providers.get(reg_handle).map(f)
     }
 }
 

@@ -64,8 +64,7 @@ impl Win32 {
         user_data_count: u32,
         user_data: Option<&[EventDataDescriptor<'_>]>,
     ) -> u32 {
-        let providers = self.providers.read();
-        let Some(p) = providers.get(&reg_handle) else {
+        let Some(p) = self.providers.get(reg_handle) else {
             return Win32Error::ERROR_INVALID_HANDLE.code(); // PRV-03
         };
         let Some(desc) = event_descriptor else {
@@ -166,8 +165,7 @@ impl Win32 {
         keyword: u64,
         string: Option<&str>,
     ) -> u32 {
-        let providers = self.providers.read();
-        let Some(p) = providers.get(&reg_handle) else {
+        let Some(p) = self.providers.get(reg_handle) else {
             return Win32Error::ERROR_INVALID_HANDLE.code();
         };
         let Some(text) = string else {

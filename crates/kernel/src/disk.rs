@@ -59,7 +59,7 @@ impl Disk {
                     let mut files = v.files.lock();
                     let file = files.entry(path.to_path_buf()).or_default().clone();
                     if mode == OpenMode::Create {
-                        file.lock().clear();
+                        *file.lock() = VFile::default();
                     }
                     Ok(Box::new(MemFile {
                         file,
@@ -99,8 +99,24 @@ impl Disk {
     }
 }
 
-/// One file's bytes, shared by its writer and readers.
-type FileBytes = Arc<Mutex<Vec<u8>>>;
+/// One virtual file: the bytes written so far and its length, which may be larger (a
+/// PREALLOCATE'd file is sparse: its unwritten tail reads as zeros and takes no memory).
+#[derive(Default)]
+struct VFile {
+    data: Vec<u8>,
+    len: u64,
+}
+
+impl VFile {
+    fn bytes(&self) -> Vec<u8> {
+        let mut b = self.data.clone();
+        b.resize(self.len as usize, 0);
+        b
+    }
+}
+
+/// One file, shared by its writer and readers.
+type FileBytes = Arc<Mutex<VFile>>;
 
 /// Log files kept in memory. Clones share the files.
 #[derive(Clone, Default)]
@@ -136,16 +152,12 @@ impl VirtualDisk {
 
     /// Bytes used by all files.
     pub fn used(&self) -> u64 {
-        self.files
-            .lock()
-            .values()
-            .map(|f| f.lock().len() as u64)
-            .sum()
+        self.files.lock().values().map(|f| f.lock().len).sum()
     }
 
     /// The bytes of a file, if it exists.
     pub fn read(&self, path: &Path) -> Option<Vec<u8>> {
-        self.files.lock().get(path).map(|f| f.lock().clone())
+        self.files.lock().get(path).map(|f| f.lock().bytes())
     }
 
     /// Every file, in name order.
@@ -155,9 +167,11 @@ impl VirtualDisk {
 
     /// Puts a file on the disk (for example an existing log to APPEND to).
     pub fn write(&self, path: impl Into<PathBuf>, bytes: Vec<u8>) {
+        let len = bytes.len() as u64;
+        let file = VFile { data: bytes, len };
         self.files
             .lock()
-            .insert(path.into(), Arc::new(Mutex::new(bytes)));
+            .insert(path.into(), Arc::new(Mutex::new(file)));
     }
 
     /// Copies a file to the host's file system.
@@ -194,7 +208,7 @@ impl MemFile {
             .lock()
             .values()
             .filter(|f| !Arc::ptr_eq(f, &self.file))
-            .map(|f| f.lock().len() as u64)
+            .map(|f| f.lock().len)
             .sum();
         if others + end as u64 > cap {
             return Err(io::Error::new(
@@ -209,33 +223,43 @@ impl MemFile {
 impl Backend for MemFile {
     fn write_at(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()> {
         let end = offset as usize + bytes.len();
-        let current = self.file.lock().len();
+        let current = self.file.lock().len as usize;
         self.check_room(current, end)?;
         let mut f = self.file.lock();
-        if f.len() < end {
-            f.resize(end, 0);
+        if f.data.len() < end {
+            f.data.resize(end, 0);
         }
-        f[offset as usize..end].copy_from_slice(bytes);
+        f.data[offset as usize..end].copy_from_slice(bytes);
+        f.len = f.len.max(end as u64);
         Ok(())
     }
 
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
         let f = self.file.lock();
-        let src = f
-            .get(offset as usize..offset as usize + buf.len())
-            .ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "read past the end"))?;
-        buf.copy_from_slice(src);
+        if offset + buf.len() as u64 > f.len {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "read past the end",
+            ));
+        }
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = f.data.get(offset as usize + i).copied().unwrap_or(0);
+        }
         Ok(())
     }
 
     fn set_len(&mut self, len: u64) -> io::Result<()> {
-        let current = self.file.lock().len();
+        let current = self.file.lock().len as usize;
         self.check_room(current, len as usize)?;
-        self.file.lock().resize(len as usize, 0);
+        let mut f = self.file.lock();
+        if (f.data.len() as u64) > len {
+            f.data.truncate(len as usize);
+        }
+        f.len = len;
         Ok(())
     }
 
     fn len(&mut self) -> io::Result<u64> {
-        Ok(self.file.lock().len() as u64)
+        Ok(self.file.lock().len)
     }
 }

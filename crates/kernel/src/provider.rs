@@ -901,10 +901,16 @@ impl Provider {
     /// # Errors
     /// `ERROR_INVALID_HANDLE` if it was already unregistered (by its process exiting).
     pub fn unregister(self) -> Result<()> {
-        self.unregister_ref()
+        self.unregister_in_place()
     }
 
-    fn unregister_ref(&self) -> Result<()> {
+    /// EventUnregister through a shared reference: the registration ends, this value stays
+    /// (unregistered, never enabled) until dropped. For handle tables that hand out
+    /// `&Provider`.
+    ///
+    /// # Errors
+    /// `ERROR_INVALID_HANDLE` if it was already unregistered.
+    pub fn unregister_in_place(&self) -> Result<()> {
         let reg = self.reg.clone();
         let done = self
             .kernel
@@ -920,7 +926,7 @@ impl Provider {
 impl Drop for Provider {
     fn drop(&mut self) {
         if self.is_registered() {
-            let _ = self.unregister_ref();
+            let _ = self.unregister_in_place();
         }
     }
 }
@@ -973,7 +979,7 @@ impl ClassicProvider {
     /// # Errors
     /// `ERROR_INVALID_HANDLE` if already unregistered.
     pub fn unregister(self) -> Result<()> {
-        self.inner.unregister_ref()
+        self.inner.unregister_in_place()
     }
 }
 
