@@ -15,10 +15,10 @@
 //! 0; 0 means no limit (SES-61). PREALLOCATE sets each file to that size when it is created
 //! and trims it to the buffers used when it is finished (SES-36). APPEND continues an existing
 //! file written with the same BufferSize, clock type and processor count, keeping its header
-//! (SES-34); the appended buffers' timestamps are read with the old file's anchor, which is
-//! why SES-34 asks for the system-time clock. [`Writer::increment_file`] is
-//! ControlTrace(INCREMENT_FILE) (SES-81). Every file of a NEWFILE set carries the session's
-//! start anchor, so all of them convert timestamps alike.
+//! (SES-34) and continuing its buffers' sequence numbers; the appended buffers' timestamps
+//! are read with the old file's anchor, which is why SES-34 asks for the system-time clock.
+//! [`Writer::increment_file`] is ControlTrace(INCREMENT_FILE) (SES-81). Every file of a
+//! NEWFILE set carries the session's start anchor, so all of them convert timestamps alike.
 //!
 //! Behind the kernel's `Sink` the writer sits like this (the kernel crate owns the glue):
 //!
@@ -429,6 +429,9 @@ pub struct Writer {
     buffers_lost: u32,
     data_buffers_written: u64,
     finished: Vec<PathBuf>,
+    /// APPEND: the highest `SequenceNumber` already in the file, added to each appended
+    /// buffer's, so that sequence order stays write order for readers (SES-34).
+    sequence_base: i64,
 }
 
 impl std::fmt::Debug for Writer {
@@ -479,6 +482,7 @@ impl Writer {
             buffers_lost: 0,
             data_buffers_written: 0,
             finished: Vec::new(),
+            sequence_base: 0,
         };
         let first = if w.options.mode.contains(LogFileMode::NEWFILE) {
             w.counter = 1;
@@ -590,6 +594,15 @@ impl Writer {
                 ours.number_of_processors.into(),
             ));
         }
+        // The appended buffers' sequence numbers continue after the file's (the new run's
+        // logger counts from 1 again).
+        let mut seq = [0u8; 8];
+        for index in 1..len / u64::from(size) {
+            backend
+                .read_at(index * u64::from(size) + 0x18, &mut seq)
+                .map_err(|e| Error::io("reading a buffer header of", &path, e))?;
+            self.sequence_base = self.sequence_base.max(i64::from_le_bytes(seq));
+        }
         let preallocated = self.preallocate();
         if preallocated {
             if let Some(limit) = self.options.limit_bytes().filter(|&l| l > len) {
@@ -628,6 +641,16 @@ impl Writer {
         if h.used as usize == BUFFER_HEADER_SIZE {
             return Ok(WriteOutcome::Empty);
         }
+        let renumbered;
+        let buffer = if self.sequence_base == 0 {
+            buffer
+        } else {
+            let mut b = buffer.to_vec();
+            let seq = h.sequence.saturating_add(self.sequence_base);
+            b[0x18..0x20].copy_from_slice(&seq.to_le_bytes());
+            renumbered = b;
+            &renumbered[..]
+        };
         let mode = self.options.mode;
         let full = {
             let c = self.current.as_ref().ok_or(Error::Closed)?;

@@ -76,4 +76,8 @@ impl Sink for EtlFileSink {
         self.writer.increment_file().map_err(io::Error::from)?;
         Ok(self.writer.file_counter())
     }
+
+    fn file_counter(&self) -> Option<u32> {
+        Some(self.writer.file_counter()).filter(|&n| n != 0)
+    }
 }

@@ -75,6 +75,12 @@ pub trait Sink: Send {
             "not a NEWFILE log file",
         ))
     }
+
+    /// The NEWFILE counter of the file being written (SES-35), `None` for outputs that are
+    /// not NEWFILE log files. QUERY reports it, also after the output moved on by itself.
+    fn file_counter(&self) -> Option<u32> {
+        None
+    }
 }
 
 #[derive(Default)]
@@ -376,7 +382,13 @@ impl LoggerContext {
         let mut written = false;
         if let Some(sink) = self.sink.lock().as_mut() {
             match sink.write_buffer(bytes, info) {
-                Ok(()) => written = true,
+                Ok(()) => {
+                    written = true;
+                    // SES-35: a NEWFILE file that reached its limit moved to the next number.
+                    if let Some(n) = sink.file_counter() {
+                        self.live.lock().file_counter = n;
+                    }
+                }
                 Err(_) => {
                     self.counters
                         .log_buffers_lost
