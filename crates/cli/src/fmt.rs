@@ -1,0 +1,165 @@
+//! Small formatting helpers: times, names of wire values, and escaping for JSON and CSV.
+
+use etwsim::record::ext_type;
+use std::io;
+
+/// FILETIME of 1970-01-01T00:00:00Z.
+const UNIX_EPOCH_AS_FILETIME: i128 = 116_444_736_000_000_000;
+
+/// A FILETIME (100-ns intervals since 1601-01-01 UTC) as ISO 8601 text with all seven
+/// fractional digits, `2026-01-01T00:00:00.0000010Z`. Total over `i64`: a nonsense value
+/// gives a nonsense date, never a panic.
+pub(crate) fn filetime_utc(ft: i64) -> String {
+    let t = i128::from(ft) - UNIX_EPOCH_AS_FILETIME;
+    let (secs, frac) = (t.div_euclid(10_000_000), t.rem_euclid(10_000_000));
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's `civil_from_days`).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i128::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{frac:07}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// An I/O error as a short phrase, without the "(os error N)" tail people do not need.
+pub(crate) fn io_reason(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file or folder".into(),
+        io::ErrorKind::PermissionDenied => "permission denied".into(),
+        io::ErrorKind::IsADirectory => "it is a folder, not a file".into(),
+        io::ErrorKind::NotADirectory => "a part of the path is not a folder".into(),
+        io::ErrorKind::StorageFull => "the disk is full".into(),
+        io::ErrorKind::ReadOnlyFilesystem => "the file system is read-only".into(),
+        _ => {
+            let text = e.to_string();
+            match text.rfind(" (os error ") {
+                Some(at) => text[..at].to_string(),
+                None => text,
+            }
+        }
+    }
+}
+
+/// The Windows name of an extended data item type (`EVENT_HEADER_EXT_TYPE_*`).
+pub(crate) fn ext_name(t: u16) -> String {
+    let name = match t {
+        ext_type::RELATED_ACTIVITYID => "RELATED_ACTIVITYID",
+        ext_type::SID => "SID",
+        ext_type::TS_ID => "TS_ID",
+        ext_type::INSTANCE_INFO => "INSTANCE_INFO",
+        ext_type::STACK_TRACE32 => "STACK_TRACE32",
+        ext_type::STACK_TRACE64 => "STACK_TRACE64",
+        ext_type::PEBS_INDEX => "PEBS_INDEX",
+        ext_type::PMC_COUNTERS => "PMC_COUNTERS",
+        ext_type::PSM_KEY => "PSM_KEY",
+        ext_type::EVENT_KEY => "EVENT_KEY",
+        ext_type::EVENT_SCHEMA_TL => "EVENT_SCHEMA_TL",
+        ext_type::PROV_TRAITS => "PROV_TRAITS",
+        ext_type::PROCESS_START_KEY => "PROCESS_START_KEY",
+        ext_type::CONTROL_GUID => "CONTROL_GUID",
+        ext_type::QPC_DELTA => "QPC_DELTA",
+        ext_type::CONTAINER_ID => "CONTAINER_ID",
+        ext_type::STACK_KEY32 => "STACK_KEY32",
+        ext_type::STACK_KEY64 => "STACK_KEY64",
+        other => return format!("EXT_{other:#06x}"),
+    };
+    name.to_string()
+}
+
+/// `s` as a JSON string literal: quotes, backslashes and every control character escaped.
+pub(crate) fn json_string(s: &str) -> String {
+    let mut o = String::with_capacity(s.len() + 2);
+    o.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            '\n' => o.push_str("\\n"),
+            '\r' => o.push_str("\\r"),
+            '\t' => o.push_str("\\t"),
+            // U+2028/2029 are valid JSON but end lines in JavaScript: escape them too.
+            c if c < ' ' || c == '\u{7f}' || c == '\u{2028}' || c == '\u{2029}' => {
+                o.push_str(&format!("\\u{:04x}", u32::from(c)));
+            }
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+/// `s` as one CSV field (RFC 4180): quoted when it holds a comma, quote or line break.
+pub(crate) fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Text from a file, safe to print on a terminal: control characters shown escaped.
+pub(crate) fn printable(s: &str) -> String {
+    if s.chars().any(char::is_control) {
+        s.escape_debug().to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filetimes_become_utc_dates() {
+        assert_eq!(
+            filetime_utc(134_116_992_000_000_000),
+            "2026-01-01T00:00:00.0000000Z"
+        );
+        assert_eq!(
+            filetime_utc(134_116_992_000_000_010),
+            "2026-01-01T00:00:00.0000010Z"
+        );
+        assert_eq!(filetime_utc(0), "1601-01-01T00:00:00.0000000Z");
+        assert_eq!(
+            filetime_utc(116_444_736_000_000_000),
+            "1970-01-01T00:00:00.0000000Z"
+        );
+        // 2024-02-29T12:34:56.5Z, a leap day.
+        assert_eq!(
+            filetime_utc(133_536_836_965_000_000),
+            "2024-02-29T12:34:56.5000000Z"
+        );
+        // Nonsense values never panic.
+        let _ = filetime_utc(i64::MIN);
+        let _ = filetime_utc(i64::MAX);
+    }
+
+    #[test]
+    fn json_strings_are_escaped() {
+        assert_eq!(json_string("a\"b\\c\n\u{1}"), r#""a\"b\\c\n\u0001""#);
+        assert_eq!(json_string("café"), "\"café\"");
+    }
+
+    #[test]
+    fn csv_fields_are_quoted_when_needed() {
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a,\"b\""), "\"a,\"\"b\"\"\"");
+    }
+
+    #[test]
+    fn io_errors_lose_the_os_error_tail() {
+        let e = io::Error::from_raw_os_error(5);
+        assert!(!io_reason(&e).contains("os error"), "{}", io_reason(&e));
+    }
+}
