@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
-# Interoperability proof for crates/etl: writes sample .etl files in every log-file mode
-# (the `interop` example of etwsim-etl) and checks each with both third-party parsers,
-# etl-parser and dissect.etl, through ../shared/tools/etl-check/etl_check.py --expect N.
-# Fails on any parser error, disagreement or count mismatch.
+# Interoperability proof, checked with both third-party parsers (etl-parser and dissect.etl,
+# through ../shared/tools/etl-check/etl_check.py). Two parts:
 #
-# Usage: scripts/interop.sh           (from anywhere; needs python3 and PyPI for the venv)
+# 1. crates/etl on its own: the `interop` example of etwsim-etl writes standalone sample
+#    .etl files in every log-file mode; each must be read by both parsers, identically,
+#    with the expected number of records (etl_check.py --expect N).
+# 2. etwsim's sessions: examples/interop_files.rs runs sessions of a deterministic kernel
+#    writing real files (sequential, circular after it wrapped, every file of a NEWFILE
+#    set, a flushed BUFFERING session, several CPUs, every extended item a session
+#    produces, TraceLogging, empty payloads) and writes beside each FILE.etl a
+#    FILE.expected.jsonl of what etwsim recorded as written (from the write calls and the
+#    deterministic clock, never read back). Each file must pass etl_check.py --expect N, and
+#    the events both parsers read (--json) must equal the expected ones field by field
+#    (scripts/compare_interop.py).
+#
+# Fails on any parser error, disagreement, count or field mismatch.
+#
+# Usage: scripts/interop.sh           (from anywhere; needs python3 with venv, and PyPI for
+#                                      the venv's first setup)
 # The venv lives in target/etl-check-venv (made once by setup.sh, then reused); the files
 # and per-file logs go to $CARGO_TARGET_DIR/interop (default target/interop).
 set -euo pipefail
@@ -14,34 +27,71 @@ venv=target/etl-check-venv
 out=${CARGO_TARGET_DIR:-target}/interop
 
 bash "$shared/setup.sh" "$venv"
+python="$venv/bin/python"
 rm -rf "$out"
-mkdir -p "$out"
-cargo run --quiet -p etwsim-etl --example interop -- "$out" >"$out/manifest.tsv"
+mkdir -p "$out/samples" "$out/sessions"
 
 failed=0
 checked=0
-while IFS=$'\t' read -r file expect; do
-  log="$out/$(basename "$file" .etl).log"
-  if "$venv/bin/python" "$shared/etl_check.py" "$file" --quiet --expect "$expect" >"$log" 2>&1; then
-    status=ok
-  else
-    status="FAILED (exit $?)"
-    failed=$((failed + 1))
+
+# check FILE EXPECT ORDER [EXPECTED_JSONL]: etl_check.py, then (for session files) the
+# field-by-field comparison. Prints one line per file, and the logs of a failure.
+check() {
+  local file=$1 expect=$2 order=$3 expected=${4:-}
+  local base=${file%.etl}
+  local log="$base.log" status=ok compared=""
+  local json=()
+  if [ -n "$expected" ]; then
+    json=(--json "$base.parsed.jsonl")
+  fi
+  local rc=0
+  "$python" "$shared/etl_check.py" "$file" --quiet --expect "$expect" "${json[@]}" \
+    >"$log" 2>&1 || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    status="FAILED (etl_check exit $rc)"
+  elif [ -n "$expected" ]; then
+    local flags=()
+    if [ "$order" = ordered ]; then
+      flags=(--ordered)
+    fi
+    if "$python" scripts/compare_interop.py "$expected" "$base.parsed.jsonl" "${flags[@]}" \
+        >>"$log" 2>&1; then
+      compared="= expected"
+    else
+      status="FAILED (fields differ from what etwsim wrote)"
+    fi
   fi
   checked=$((checked + 1))
-  printf '%-24s expect %5s  %s  %s\n' "$(basename "$file")" "$expect" \
-    "$(grep -E '^etl-parser: ' "$log" | tail -1)" "$status"
+  printf '%-26s expect %5s  %s %s  %s\n' "$(basename "$file")" "$expect" \
+    "$(grep -E '^etl-parser: ' "$log" | tail -1 | sed 's/ (dissect.etl also.*//')" \
+    "$compared" "$status"
   if [ "$status" != ok ]; then
+    failed=$((failed + 1))
     sed 's/^/    /' "$log"
   fi
-done <"$out/manifest.tsv"
+}
 
-if [ "$checked" -eq 0 ]; then
-  echo "interop: no sample files were written" >&2
+echo "== part 1: standalone samples of crates/etl"
+cargo run --quiet -p etwsim-etl --example interop -- "$out/samples" >"$out/samples.tsv"
+while IFS=$'\t' read -r file expect; do
+  check "$file" "$expect" any
+done <"$out/samples.tsv"
+part1=$checked
+
+echo "== part 2: files written by etwsim sessions, compared with what etwsim wrote"
+cargo run --quiet --example interop_files -- "$out/sessions" >"$out/sessions.tsv"
+while IFS=$'\t' read -r file expect order; do
+  check "$file" "$expect" "$order" "${file%.etl}.expected.jsonl"
+done <"$out/sessions.tsv"
+part2=$((checked - part1))
+
+if [ "$part1" -eq 0 ] || [ "$part2" -eq 0 ]; then
+  echo "interop: no files were written (part 1: $part1, part 2: $part2)" >&2
   exit 1
 fi
 if [ "$failed" -ne 0 ]; then
   echo "interop: $failed of $checked files FAILED" >&2
   exit 1
 fi
-echo "interop: all $checked files read identically by etl-parser and dissect.etl"
+echo "interop: all $checked files read identically by etl-parser and dissect.etl" \
+  "($part1 standalone samples; $part2 session files equal to what etwsim wrote)"
