@@ -57,7 +57,7 @@ use std::path::{Path, PathBuf};
 
 /// FILETIME of 2026-01-01T00:00:00Z: the default `StartTime` (the kernel's deterministic
 /// boot instant).
-pub const DEFAULT_START_FILETIME: i64 = 134_116_992_000_000_000;
+pub const DEFAULT_START_FILETIME: i64 = etwsim_types::record::DETERMINISTIC_BOOT_FILETIME;
 
 /// Storage under a writer: a real file, an in-memory file, or a test double that fails on
 /// cue. [`Writer::create_with`] takes an [`Opener`] that hands these out.

@@ -16,12 +16,11 @@ use etwsim_types::ClockType;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// `PerfFreq` of the simulated QPC (ticks per second).
-pub const QPC_FREQUENCY: u64 = 10_000_000;
-/// `CpuSpeedInMHz` of the simulated CPUs.
-pub const CPU_SPEED_MHZ: u64 = 3000;
+/// `PerfFreq` of the simulated QPC (10 MHz) and `CpuSpeedInMHz` of the simulated CPUs: the
+/// values the record layout and the `.etl` headers use too.
+pub use etwsim_types::record::{CPU_SPEED_MHZ, QPC_FREQUENCY};
 /// FILETIME of 2026-01-01T00:00:00Z: where deterministic time starts.
-pub const DETERMINISTIC_BOOT_FILETIME: i64 = 134_116_992_000_000_000;
+pub const DETERMINISTIC_BOOT_FILETIME: i64 = etwsim_types::record::DETERMINISTIC_BOOT_FILETIME;
 /// Virtual time an event write takes in deterministic mode: 1 µs.
 pub const DEFAULT_EVENT_TICK: u64 = 10;
 const FILETIME_UNIX_OFFSET: i64 = 116_444_736_000_000_000;

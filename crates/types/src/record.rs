@@ -605,6 +605,10 @@ pub mod buffer_type {
     pub const DBG_INFO: u16 = 7;
 }
 
+/// FILETIME of 2026-01-01T00:00:00Z: where deterministic time starts, and the default
+/// `StartTime` of a log file.
+pub const DETERMINISTIC_BOOT_FILETIME: i64 = 134_116_992_000_000_000;
+
 /// `PerfFreq` the simulator reports: QPC ticks per second (10 MHz, as on Windows 10+, so one
 /// tick is 100 ns). Same value as the kernel clock's `QPC_FREQUENCY`.
 pub const QPC_FREQUENCY: u64 = 10_000_000;
