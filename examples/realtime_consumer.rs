@@ -247,33 +247,9 @@ fn show(records: &[EventRecord]) {
             r.buffer_context.processor_index,
             r.header.thread_id,
             r.header.timestamp,
-            filetime_utc(r.header.timestamp)
+            etwsim::record::filetime_utc(r.header.timestamp)
         );
     }
-}
-
-/// A FILETIME (100-ns intervals since 1601-01-01 UTC) as ISO 8601 text.
-fn filetime_utc(ft: i64) -> String {
-    const UNIX_EPOCH_AS_FILETIME: i64 = 116_444_736_000_000_000;
-    let t = ft - UNIX_EPOCH_AS_FILETIME;
-    let (secs, frac) = (t.div_euclid(10_000_000), t.rem_euclid(10_000_000));
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{frac:07}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
 }
 
 /// Checks a claim the example makes; a run that disagrees ends with an error, not a panic.

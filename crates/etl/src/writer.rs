@@ -253,34 +253,7 @@ impl WriterOptions {
     fn validate(&self) -> Result<()> {
         check_buffer_size(self.header.buffer_size)?;
         let m = self.mode;
-        let pairs = [
-            (
-                LogFileMode::SEQUENTIAL,
-                LogFileMode::CIRCULAR,
-                "SEQUENTIAL with CIRCULAR",
-            ),
-            (
-                LogFileMode::SEQUENTIAL,
-                LogFileMode::NEWFILE,
-                "SEQUENTIAL with NEWFILE",
-            ),
-            (
-                LogFileMode::CIRCULAR,
-                LogFileMode::NEWFILE,
-                "CIRCULAR with NEWFILE",
-            ),
-            (
-                LogFileMode::CIRCULAR,
-                LogFileMode::APPEND,
-                "CIRCULAR with APPEND",
-            ),
-            (
-                LogFileMode::NEWFILE,
-                LogFileMode::APPEND,
-                "NEWFILE with APPEND",
-            ),
-        ];
-        if let Some((_, _, what)) = pairs.iter().find(|(a, b, _)| m.contains(*a | *b)) {
+        if let Some(what) = m.conflict() {
             return Err(Error::InvalidOption(format!(
                 "LogFileMode {:#x}: {what} (SES-23)",
                 m.bits()

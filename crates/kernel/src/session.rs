@@ -121,7 +121,7 @@ impl SessionConfig {
     /// `ERROR_INVALID_PARAMETER` for a documented do-not-combine pair, or PRIVATE_IN_PROC
     /// without PRIVATE_LOGGER.
     pub fn check_mode_combination(mode: LogFileMode) -> Result<()> {
-        match mode_conflict(mode) {
+        match LogFileMode::conflict(mode) {
             Some(why) => Err(Error::invalid(format!(
                 "invalid LogFileMode {:#x}: {why}",
                 mode.bits()
@@ -211,93 +211,6 @@ pub(crate) fn file_limit_bytes(mode: LogFileMode, max: u32) -> Option<u64> {
     })
 }
 
-/// The documented LogFileMode pairs that must not be combined (SES-23, SES-31…SES-55).
-const MODE_CONFLICTS: [(LogFileMode, LogFileMode, &str); 14] = [
-    (
-        LogFileMode::SEQUENTIAL,
-        LogFileMode::CIRCULAR,
-        "SEQUENTIAL with CIRCULAR",
-    ),
-    (
-        LogFileMode::SEQUENTIAL,
-        LogFileMode::NEWFILE,
-        "SEQUENTIAL with NEWFILE",
-    ),
-    (
-        LogFileMode::CIRCULAR,
-        LogFileMode::NEWFILE,
-        "CIRCULAR with NEWFILE",
-    ),
-    (
-        LogFileMode::CIRCULAR,
-        LogFileMode::APPEND,
-        "CIRCULAR with APPEND",
-    ),
-    (
-        LogFileMode::NEWFILE,
-        LogFileMode::APPEND,
-        "NEWFILE with APPEND",
-    ),
-    (
-        LogFileMode::APPEND,
-        LogFileMode::REAL_TIME,
-        "APPEND with REAL_TIME",
-    ),
-    (
-        LogFileMode::APPEND,
-        LogFileMode::PRIVATE_LOGGER,
-        "APPEND with PRIVATE_LOGGER",
-    ),
-    (
-        LogFileMode::REAL_TIME,
-        LogFileMode::PRIVATE_LOGGER,
-        "REAL_TIME with PRIVATE_LOGGER",
-    ),
-    (
-        LogFileMode::PREALLOCATE,
-        LogFileMode::PRIVATE_LOGGER,
-        "PREALLOCATE with PRIVATE_LOGGER",
-    ),
-    (
-        LogFileMode::PREALLOCATE,
-        LogFileMode::NEWFILE,
-        "PREALLOCATE with NEWFILE",
-    ),
-    (
-        LogFileMode::PREALLOCATE,
-        LogFileMode::APPEND,
-        "PREALLOCATE with APPEND",
-    ),
-    (
-        LogFileMode::USE_GLOBAL_SEQUENCE,
-        LogFileMode::USE_LOCAL_SEQUENCE,
-        "GLOBAL and LOCAL sequence",
-    ),
-    (
-        LogFileMode::INDEPENDENT_SESSION,
-        LogFileMode::PRIVATE_LOGGER,
-        "INDEPENDENT_SESSION with PRIVATE_LOGGER",
-    ),
-    (
-        LogFileMode::BUFFERING,
-        LogFileMode::FILE_LAYOUT.union(LogFileMode::REAL_TIME),
-        "BUFFERING with a file layout or REAL_TIME",
-    ),
-];
-
-/// Why `m` is not a valid LogFileMode combination, if it is not: a documented do-not-combine
-/// pair, or PRIVATE_IN_PROC without PRIVATE_LOGGER. StartTrace and ControlTrace both check it.
-fn mode_conflict(m: LogFileMode) -> Option<&'static str> {
-    if let Some((_, _, why)) = MODE_CONFLICTS
-        .iter()
-        .find(|(a, b, _)| m.contains(*a) && m.intersects(*b))
-    {
-        return Some(why);
-    }
-    (m.contains(LogFileMode::PRIVATE_IN_PROC) && !m.contains(LogFileMode::PRIVATE_LOGGER))
-        .then_some("PRIVATE_IN_PROC needs PRIVATE_LOGGER")
-}
-
 /// StartTrace's argument checks and adjustments, independent of what is running
 /// (SES-08, SES-11…SES-14, SES-23, SES-24, SES-31…SES-64, SES-66).
 pub(crate) fn validate(
@@ -353,7 +266,7 @@ pub(crate) fn validate(
     if m.contains(LogFileMode::NONSTOPPABLE) {
         return bad("EVENT_TRACE_NONSTOPPABLE_MODE is supported only for AutoLogger sessions");
     }
-    if let Some(why) = mode_conflict(m) {
+    if let Some(why) = LogFileMode::conflict(m) {
         return bad(why);
     }
     let private = m.contains(LogFileMode::PRIVATE_LOGGER);

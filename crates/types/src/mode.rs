@@ -76,7 +76,98 @@ bitflags! {
     }
 }
 
+/// The documented LogFileMode pairs that must not be combined (SES-23, SES-31…SES-55).
+const CONFLICTS: [(LogFileMode, LogFileMode, &str); 14] = [
+    (
+        LogFileMode::SEQUENTIAL,
+        LogFileMode::CIRCULAR,
+        "SEQUENTIAL with CIRCULAR",
+    ),
+    (
+        LogFileMode::SEQUENTIAL,
+        LogFileMode::NEWFILE,
+        "SEQUENTIAL with NEWFILE",
+    ),
+    (
+        LogFileMode::CIRCULAR,
+        LogFileMode::NEWFILE,
+        "CIRCULAR with NEWFILE",
+    ),
+    (
+        LogFileMode::CIRCULAR,
+        LogFileMode::APPEND,
+        "CIRCULAR with APPEND",
+    ),
+    (
+        LogFileMode::NEWFILE,
+        LogFileMode::APPEND,
+        "NEWFILE with APPEND",
+    ),
+    (
+        LogFileMode::APPEND,
+        LogFileMode::REAL_TIME,
+        "APPEND with REAL_TIME",
+    ),
+    (
+        LogFileMode::APPEND,
+        LogFileMode::PRIVATE_LOGGER,
+        "APPEND with PRIVATE_LOGGER",
+    ),
+    (
+        LogFileMode::REAL_TIME,
+        LogFileMode::PRIVATE_LOGGER,
+        "REAL_TIME with PRIVATE_LOGGER",
+    ),
+    (
+        LogFileMode::PREALLOCATE,
+        LogFileMode::PRIVATE_LOGGER,
+        "PREALLOCATE with PRIVATE_LOGGER",
+    ),
+    (
+        LogFileMode::PREALLOCATE,
+        LogFileMode::NEWFILE,
+        "PREALLOCATE with NEWFILE",
+    ),
+    (
+        LogFileMode::PREALLOCATE,
+        LogFileMode::APPEND,
+        "PREALLOCATE with APPEND",
+    ),
+    (
+        LogFileMode::USE_GLOBAL_SEQUENCE,
+        LogFileMode::USE_LOCAL_SEQUENCE,
+        "GLOBAL and LOCAL sequence",
+    ),
+    (
+        LogFileMode::INDEPENDENT_SESSION,
+        LogFileMode::PRIVATE_LOGGER,
+        "INDEPENDENT_SESSION with PRIVATE_LOGGER",
+    ),
+    (
+        LogFileMode::BUFFERING,
+        LogFileMode::FILE_LAYOUT.union(LogFileMode::REAL_TIME),
+        "BUFFERING with a file layout or REAL_TIME",
+    ),
+];
+
+/// Why `m` is not a valid LogFileMode combination, if it is not: a documented do-not-combine
+/// pair, or PRIVATE_IN_PROC without PRIVATE_LOGGER. StartTrace and ControlTrace both check it.
 impl LogFileMode {
+    /// The first documented "do not combine" rule this mode breaks, in words (SES-23,
+    /// SES-31…SES-55): SEQUENTIAL with CIRCULAR, BUFFERING with a file layout, … — `None` for a
+    /// valid combination. StartTrace, ControlTrace and the `.etl` writer all check with it.
+    pub fn conflict(self) -> Option<&'static str> {
+        let m = self;
+        if let Some((_, _, why)) = CONFLICTS
+            .iter()
+            .find(|(a, b, _)| m.contains(*a) && m.intersects(*b))
+        {
+            return Some(why);
+        }
+        (m.contains(LogFileMode::PRIVATE_IN_PROC) && !m.contains(LogFileMode::PRIVATE_LOGGER))
+            .then_some("PRIVATE_IN_PROC needs PRIVATE_LOGGER")
+    }
+
     /// `EVENT_TRACE_FILE_MODE_NONE` 0: a sequential file with no size limit when a file is
     /// named (SES-31).
     pub const FILE_MODE_NONE: LogFileMode = LogFileMode::empty();

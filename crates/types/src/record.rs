@@ -614,3 +614,31 @@ pub const DETERMINISTIC_BOOT_FILETIME: i64 = 134_116_992_000_000_000;
 pub const QPC_FREQUENCY: u64 = 10_000_000;
 /// `CpuSpeedInMHz` the simulator reports. Same value as the kernel clock's `CPU_SPEED_MHZ`.
 pub const CPU_SPEED_MHZ: u64 = 3000;
+
+/// FILETIME of 1970-01-01T00:00:00Z.
+const UNIX_EPOCH_AS_FILETIME: i128 = 116_444_736_000_000_000;
+
+/// A FILETIME (100-ns intervals since 1601-01-01 UTC) as ISO 8601 text with all seven
+/// fractional digits, `2026-01-01T00:00:00.0000010Z`. Total over `i64`: a nonsense value
+/// gives a nonsense date, never a panic.
+pub fn filetime_utc(ft: i64) -> String {
+    let t = i128::from(ft) - UNIX_EPOCH_AS_FILETIME;
+    let (secs, frac) = (t.div_euclid(10_000_000), t.rem_euclid(10_000_000));
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's `civil_from_days`).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i128::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{frac:07}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
