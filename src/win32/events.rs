@@ -56,6 +56,25 @@ fn blocks<'a>(
 }
 
 impl Win32 {
+    /// The enabled check every EventWrite* starts with (EVT-02, PRV-31): a bad handle or
+    /// descriptor, or no session that wants the event, is decided here without building
+    /// anything; `Some(provider)` means the write must go on.
+    #[inline]
+    fn write_check(
+        &self,
+        reg_handle: u64,
+        event_descriptor: Option<&EventDescriptor>,
+    ) -> Result<Option<&etwsim_kernel::Provider>, u32> {
+        let Some(p) = self.providers.get(reg_handle) else {
+            return Err(Win32Error::ERROR_INVALID_HANDLE.code()); // PRV-03
+        };
+        let Some(desc) = event_descriptor else {
+            return Err(Win32Error::ERROR_INVALID_PARAMETER.code());
+        };
+        Ok(p.is_enabled_for(desc.level, desc.keyword).then_some(p))
+    }
+
+    #[inline]
     fn write_common(
         &self,
         reg_handle: u64,
@@ -64,27 +83,15 @@ impl Win32 {
         user_data_count: u32,
         user_data: Option<&[EventDataDescriptor<'_>]>,
     ) -> u32 {
-        let Some(p) = self.providers.get(reg_handle) else {
-            return Win32Error::ERROR_INVALID_HANDLE.code(); // PRV-03
-        };
-        let Some(desc) = event_descriptor else {
-            return Win32Error::ERROR_INVALID_PARAMETER.code();
-        };
-        // EVT-02 / PRV-31: the enabled check comes first and costs nothing else.
-        if !p.is_enabled_for(desc.level, desc.keyword) {
-            return ERROR_SUCCESS;
-        }
-        let data = match blocks(user_data_count, user_data) {
-            Ok(d) => d,
-            Err(e) => return e.code(),
-        };
-        match p.write_with_options(desc, options, &data) {
-            Ok(()) => ERROR_SUCCESS,
-            Err(e) => e.win32_code().code(),
+        match self.write_check(reg_handle, event_descriptor) {
+            Err(code) => code,
+            Ok(None) => ERROR_SUCCESS,
+            Ok(Some(p)) => write_enabled(p, event_descriptor, options, user_data_count, user_data),
         }
     }
 
     /// `EventWrite(RegHandle, EventDescriptor, UserDataCount, UserData)` (EVT-01).
+    #[inline]
     pub fn event_write(
         &self,
         reg_handle: u64,
@@ -191,5 +198,28 @@ impl Win32 {
         };
         self.process.activity_id_control(code, id);
         ERROR_SUCCESS
+    }
+}
+
+/// The rest of an EventWrite* once some session may want the event.
+#[cold]
+#[inline(never)]
+fn write_enabled(
+    p: &etwsim_kernel::Provider,
+    event_descriptor: Option<&EventDescriptor>,
+    options: &WriteOptions<'_>,
+    user_data_count: u32,
+    user_data: Option<&[EventDataDescriptor<'_>]>,
+) -> u32 {
+    let Some(desc) = event_descriptor else {
+        return Win32Error::ERROR_INVALID_PARAMETER.code();
+    };
+    let data = match blocks(user_data_count, user_data) {
+        Ok(d) => d,
+        Err(e) => return e.code(),
+    };
+    match p.write_with_options(desc, options, &data) {
+        Ok(()) => ERROR_SUCCESS,
+        Err(e) => e.win32_code().code(),
     }
 }

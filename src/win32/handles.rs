@@ -53,11 +53,16 @@ impl RegHandles {
     /// unregistered handles.
     #[inline]
     pub(super) fn get(&self, handle: u64) -> Option<&Provider> {
-        let idx = (handle ^ TAG).checked_sub(1)? as usize;
         if handle & TAG != TAG {
             return None;
         }
-        let p = self.chunks.get(idx / CHUNK)?.get()?[idx % CHUNK].get()?;
+        let idx = ((handle & !TAG) as usize).checked_sub(1)?;
+        let p = self
+            .chunks
+            .get(idx / CHUNK)?
+            .get()?
+            .get(idx % CHUNK)?
+            .get()?;
         p.is_registered().then_some(p)
     }
 }

@@ -372,8 +372,17 @@ impl BufferPool {
             || (self.ring && !self.ready.is_empty())
     }
 
-    /// Stores one word of a reservation: `word` counts from the record's start.
+    /// The words a reservation of `len` bytes owns, from the record's start: looked up once
+    /// per record rather than once per word.
     #[inline]
+    pub(crate) fn reserved(&self, r: &Reservation, len: u64) -> &[AtomicU64] {
+        let start = r.offset as usize / 8;
+        &self.buffers[r.index as usize].words()[start..start + len as usize / 8]
+    }
+
+    /// Stores one word of a reservation: `word` counts from the record's start (the unit and
+    /// loom tests' writer; the event path writes through [`BufferPool::reserved`]).
+    #[cfg(test)]
     pub(crate) fn store(&self, r: &Reservation, word: usize, value: u64) {
         self.buffers[r.index as usize].words()[r.offset as usize / 8 + word]
             .store(value, Ordering::Relaxed);

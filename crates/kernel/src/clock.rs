@@ -25,6 +25,13 @@ pub const DETERMINISTIC_BOOT_FILETIME: i64 = etwsim_types::record::DETERMINISTIC
 pub const DEFAULT_EVENT_TICK: u64 = 10;
 const FILETIME_UNIX_OFFSET: i64 = 116_444_736_000_000_000;
 
+/// A duration in 100-ns ticks, in 64-bit arithmetic (`as_nanos() / 100` divides a `u128`,
+/// which costs a library call on every event).
+#[inline]
+fn ticks_100ns(d: Duration) -> u64 {
+    d.as_secs() * 10_000_000 + u64::from(d.subsec_nanos() / 100)
+}
+
 pub(crate) enum Clock {
     Real { origin: Instant, boot_filetime: i64 },
     Virtual { now: AtomicU64, tick: u64 },
@@ -51,7 +58,7 @@ impl Clock {
     /// 100-ns ticks since boot, without moving a virtual clock.
     pub(crate) fn peek(&self) -> u64 {
         match self {
-            Clock::Real { origin, .. } => (origin.elapsed().as_nanos() / 100) as u64,
+            Clock::Real { origin, .. } => ticks_100ns(origin.elapsed()),
             Clock::Virtual { now, .. } => now.load(Ordering::Relaxed),
         }
     }
@@ -60,7 +67,7 @@ impl Clock {
     #[inline]
     pub(crate) fn event_now(&self) -> u64 {
         match self {
-            Clock::Real { origin, .. } => (origin.elapsed().as_nanos() / 100) as u64,
+            Clock::Real { origin, .. } => ticks_100ns(origin.elapsed()),
             Clock::Virtual { now, tick } => now.fetch_add(*tick, Ordering::Relaxed) + *tick,
         }
     }
@@ -70,7 +77,7 @@ impl Clock {
         match self {
             Clock::Real { .. } => self.peek(),
             Clock::Virtual { now, .. } => {
-                let t = (d.as_nanos() / 100) as u64;
+                let t = ticks_100ns(d);
                 now.fetch_add(t, Ordering::Relaxed) + t
             }
         }

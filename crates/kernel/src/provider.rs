@@ -892,6 +892,7 @@ impl Provider {
     }
 
     /// `false` after unregistering.
+    #[inline]
     pub fn is_registered(&self) -> bool {
         self.reg.registered.load(Ordering::Acquire)
     }

@@ -20,7 +20,7 @@
 //! Steps 2–5 take no lock and allocate nothing (the per-thread stack frames of a
 //! STACK_TRACE session are the exception: they sit behind the thread's mutex).
 
-use crate::buffer::{BufferPool, Reservation, ReserveError};
+use crate::buffer::ReserveError;
 use crate::filter::{EventView, session_accepts, wants_stack};
 use crate::provider::{Provider, Route};
 use crate::thread::{ThreadState, with_current};
@@ -108,9 +108,8 @@ impl Item<'_> {
 
 /// Writes bytes into a reservation as whole 64-bit words.
 struct Words<'a> {
-    pool: &'a BufferPool,
-    res: &'a Reservation,
-    word: usize,
+    /// The reservation's words, in order; each `put` takes the next ones.
+    out: std::slice::Iter<'a, crate::sync::AtomicU64>,
     acc: u64,
     fill: u32,
 }
@@ -127,10 +126,11 @@ impl Words<'_> {
             }
         }
         let mut chunks = b.chunks_exact(8);
-        for c in &mut chunks {
-            let v = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-            self.pool.store(self.res, self.word, v);
-            self.word += 1;
+        for (c, w) in (&mut chunks).zip(&mut self.out) {
+            w.store(
+                u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
+                Ordering::Relaxed,
+            );
         }
         for &byte in chunks.remainder() {
             self.acc |= u64::from(byte) << (8 * self.fill);
@@ -139,8 +139,9 @@ impl Words<'_> {
     }
 
     fn flush_word(&mut self) {
-        self.pool.store(self.res, self.word, self.acc);
-        self.word += 1;
+        if let Some(w) = self.out.next() {
+            w.store(self.acc, Ordering::Relaxed);
+        }
         self.acc = 0;
         self.fill = 0;
     }
@@ -596,9 +597,7 @@ impl Provider {
         let mut head = [0u8; EVENT_HEADER_SIZE];
         encode_event_header(&header, &mut head);
         let mut w = Words {
-            pool: &ctx.pool,
-            res: &res,
-            word: 0,
+            out: ctx.pool.reserved(&res, align8(plan.size) as u64).iter(),
             acc: 0,
             fill: 0,
         };
