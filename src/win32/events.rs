@@ -60,18 +60,19 @@ impl Win32 {
     /// descriptor, or no session that wants the event, is decided here without building
     /// anything; `Some(provider)` means the write must go on.
     #[inline]
-    fn write_check(
+    fn write_check<'d>(
         &self,
         reg_handle: u64,
-        event_descriptor: Option<&EventDescriptor>,
-    ) -> Result<Option<&etwsim_kernel::Provider>, u32> {
+        event_descriptor: Option<&'d EventDescriptor>,
+    ) -> Result<Option<(&etwsim_kernel::Provider, &'d EventDescriptor)>, u32> {
         let Some(p) = self.providers.get(reg_handle) else {
             return Err(Win32Error::ERROR_INVALID_HANDLE.code()); // PRV-03
         };
         let Some(desc) = event_descriptor else {
             return Err(Win32Error::ERROR_INVALID_PARAMETER.code());
         };
-        Ok(p.is_enabled_for(desc.level, desc.keyword).then_some(p))
+        Ok(p.is_enabled_for(desc.level, desc.keyword)
+            .then_some((p, desc)))
     }
 
     #[inline]
@@ -86,7 +87,7 @@ impl Win32 {
         match self.write_check(reg_handle, event_descriptor) {
             Err(code) => code,
             Ok(None) => ERROR_SUCCESS,
-            Ok(Some(p)) => write_enabled(p, event_descriptor, options, user_data_count, user_data),
+            Ok(Some((p, desc))) => write_enabled(p, desc, options, user_data_count, user_data),
         }
     }
 
@@ -206,14 +207,11 @@ impl Win32 {
 #[inline(never)]
 fn write_enabled(
     p: &etwsim_kernel::Provider,
-    event_descriptor: Option<&EventDescriptor>,
+    desc: &EventDescriptor,
     options: &WriteOptions<'_>,
     user_data_count: u32,
     user_data: Option<&[EventDataDescriptor<'_>]>,
 ) -> u32 {
-    let Some(desc) = event_descriptor else {
-        return Win32Error::ERROR_INVALID_PARAMETER.code();
-    };
     let data = match blocks(user_data_count, user_data) {
         Ok(d) => d,
         Err(e) => return e.code(),
