@@ -8,6 +8,8 @@
 //! Configurations:
 //!
 //! * `floor/atomic_load` — a relaxed `AtomicU64` load + branch.
+//! * `floor/atomic_load_write_shape` — the same load behind a pointer, with the argument
+//!   traffic of the `provider_write` configurations (the fair denominator for `write`).
 //! * `provider_write/no_session` — `Provider::write` of a 16-byte payload, no session.
 //! * `provider_write/level_filtered` — a session at level 4, the event at level 5.
 //! * `event_write/no_session` — `Win32::event_write(handle, desc, 1, [16 B])`, no session.
@@ -74,6 +76,20 @@ fn main() {
     g.throughput(Throughput::Elements(CALLS));
     g.bench_function("floor/atomic_load", |b| {
         b.iter(|| run(|| black_box(&zero).load(Ordering::Relaxed) != 0))
+    });
+    // The same floor with `Provider::write`'s call shape: the provider, descriptor and payload
+    // pass through `black_box` as in the write configurations, and the word is reached through
+    // a pointer (as `Provider` reaches its registration's word through an `Arc`).
+    let shaped = std::sync::Arc::new(AtomicU64::new(0));
+    g.bench_function("floor/atomic_load_write_shape", |b| {
+        b.iter(|| {
+            run(|| {
+                let d = black_box(&desc);
+                let data: [&[u8]; 1] = [black_box(&payload)];
+                black_box(&shaped).load(Ordering::Relaxed) != 0
+                    && d.level.0 as usize + data.len() > 0
+            })
+        })
     });
     g.bench_function("provider_write/no_session", |b| {
         b.iter(|| {

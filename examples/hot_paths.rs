@@ -27,6 +27,21 @@ fn hp_baseline(n: u64) -> u64 {
     hits
 }
 
+/// The argument traffic of `hp_p1_write` alone: provider, descriptor and payload through
+/// `black_box` as there, the one-block slice built, and nothing checked. `hp_p1_write` minus
+/// this is the cost of the disabled check inside `write`.
+#[inline(never)]
+fn hp_args_p1_write(n: u64, p: &Provider, desc: &EventDescriptor, payload: &[u8]) -> u64 {
+    let mut hits = 0;
+    for _ in 0..n {
+        let (_, d, data) = (black_box(p), black_box(desc), [black_box(payload)]);
+        if black_box(d.level.0 as usize + data.len()) == 0 {
+            hits += 1;
+        }
+    }
+    hits
+}
+
 #[inline(never)]
 fn hp_floor_atomic_load(n: u64, a: &AtomicU64) -> u64 {
     let mut hits = 0;
@@ -85,8 +100,11 @@ fn hp_p1_write(n: u64, p: &Provider, desc: &EventDescriptor, payload: &[u8]) -> 
     hits
 }
 
-#[inline(never)]
-fn hp_p3_event_write(
+/// `Win32::event_write` `n` times; inlined into each `hp_p3_*` so each has its own loop (a
+/// different `step` per caller keeps the two from being folded into one function).
+#[inline(always)]
+fn p3_event_write_loop(
+    step: u64,
     n: u64,
     w: &Win32,
     handle: u64,
@@ -102,10 +120,33 @@ fn hp_p3_event_write(
             Some(black_box(blocks)),
         ) != 0
         {
-            hits += 1;
+            hits += step;
         }
     }
     hits
+}
+
+#[inline(never)]
+fn hp_p3_event_write(
+    n: u64,
+    w: &Win32,
+    handle: u64,
+    desc: &EventDescriptor,
+    blocks: &[EventDataDescriptor<'_>],
+) -> u64 {
+    p3_event_write_loop(1, n, w, handle, desc, blocks)
+}
+
+/// The same through a handle whose provider a session enables at level 4, the event at 5.
+#[inline(never)]
+fn hp_p3_event_write_level_filtered(
+    n: u64,
+    w: &Win32,
+    handle: u64,
+    desc: &EventDescriptor,
+    blocks: &[EventDataDescriptor<'_>],
+) -> u64 {
+    p3_event_write_loop(2, n, w, handle, desc, blocks)
 }
 
 #[inline(never)]
@@ -146,6 +187,14 @@ fn main() {
         win32.event_register(Some(&P_NONE), None, 0, Some(&mut handle)),
         0
     );
+    let mut h_level = 0u64;
+    assert_eq!(
+        win32.event_register(Some(&P_LEVEL), None, 0, Some(&mut h_level)),
+        0
+    );
+    assert!(
+        win32.event_provider_enabled(h_level, 4, 1) && !win32.event_provider_enabled(h_level, 5, 1)
+    );
     let by_id = app.register_provider(P_ID).expect("a provider");
     session
         .enable(
@@ -166,8 +215,11 @@ fn main() {
     hits += hp_p1_is_enabled(n, &none);
     hits += hp_p1_is_enabled_for(n, &none);
     hits += hp_p2_level_filtered(n, &by_level);
+    hits += hp_args_p1_write(n, &none, &desc, &payload);
     hits += hp_p1_write(n, &none, &desc, &payload);
     hits += hp_p3_event_write(n, &win32, handle, &desc, &blocks);
+    let verbose = EventDescriptor::new(7, Level::VERBOSE, Keyword(1));
+    hits += hp_p3_event_write_level_filtered(n, &win32, h_level, &verbose, &blocks);
     let accepted = hp_p4_event_id_filtered(n, &by_id, &desc, &payload);
     assert_eq!(hits, 0);
     assert_eq!(accepted, 2 * n, "every rejected write returns Ok");

@@ -2017,3 +2017,123 @@ fn a_tracelogging_event_may_use_128_data_blocks_but_not_129() {
     assert_eq!(recs[0].user_data, (0..128u8).collect::<Vec<_>>());
     assert_eq!(st.events_lost, 1);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The single-session path and the event-id gate (optimisations that must not change behaviour)
+
+/// Writes the same mixed workload into session "s" of a kernel; `with_decoy` adds a second
+/// session that enables the provider for keyword 0x8000 only, so every event is routed through
+/// two sessions (the general path) but recorded by "s" alone. Returns "s"'s raw records, the
+/// write results, and its EventsLost.
+fn workload(with_decoy: bool) -> (Vec<Vec<u8>>, Vec<Result<(), Win32Error>>, u32) {
+    let k = kernel();
+    let g = guid(700);
+    let process = user_process(&k, "app.exe");
+    let p = process.register_provider(g).unwrap();
+    let thread = process.spawn_thread(2).unwrap();
+    let (s, sink) = file_session(&k, "s", 4);
+    s.enable(g, &EnableParams::new()).unwrap();
+    let decoy = with_decoy.then(|| {
+        let (d, _) = file_session(&k, "decoy", 64);
+        d.enable(g, &EnableParams::new().any(0x8000)).unwrap();
+        d
+    });
+    let _entered = thread.enter();
+    let mut results = Vec::new();
+    let mut record = |r: etwsim::Result<()>| results.push(r.map_err(|e| e.win32_code()));
+    for i in 0..300u16 {
+        let payload = bytes(usize::from(i % 41), i as u8);
+        record(p.write(&ev(i), &[&payload]));
+        record(p.write(&ev(i), &[&payload[..payload.len() / 2], b"xyz", &[]]));
+        if i % 50 == 7 {
+            thread.set_activity_id(guid_n(u128::from(i)));
+        }
+    }
+    record(p.write(&EventDescriptor::new(1, Level(0), Keyword(0)), &[b"kw0"]));
+    record(p.write_string(Level::WARNING, Keyword(1), "a string-only event"));
+    let activity = guid_n(77);
+    record(p.write_transfer(&ev(2), Some(&activity), None, &[b"transfer"]));
+    // EVT-05 / EVT-06: refused, counted, reported, in both paths alike.
+    record(p.write(&ev(3), &[&bytes(MAX_EVENT_SIZE, 1)]));
+    record(p.write(&ev(4), &[&bytes(4096, 2)]));
+    let lost = events_lost(&s);
+    drop(decoy);
+    let (_, _) = stop(&s, &sink);
+    (raw_records(&sink), results, lost)
+}
+
+#[test]
+fn the_single_session_path_records_exactly_what_the_general_path_records() {
+    // rule: EVT-01
+    // rule: EVT-05
+    // rule: EVT-06
+    // rule: EVT-11
+    let (single, single_results, single_lost) = workload(false);
+    let (general, general_results, general_lost) = workload(true);
+    assert_eq!(single.len(), 603, "every accepted event is recorded");
+    assert_eq!(single.len(), general.len());
+    if let Some(i) = (0..single.len()).find(|&i| single[i] != general[i]) {
+        panic!(
+            "record {i} differs:\n single  {:?}\n general {:?}",
+            single[i], general[i]
+        );
+    }
+    assert_eq!(single_results, general_results);
+    assert_eq!((single_lost, general_lost), (2, 2));
+    assert_eq!(
+        single_results[single_results.len() - 2..],
+        [
+            Err(Win32Error::ERROR_ARITHMETIC_OVERFLOW),
+            Err(Win32Error::ERROR_MORE_DATA)
+        ]
+    );
+}
+
+#[test]
+fn the_event_id_gate_agrees_with_every_sessions_own_filter() {
+    // rule: FLT-19
+    // rule: FLT-20
+    // Random mixes of filter-in, filter-out and unfiltered sessions over ids that collide
+    // modulo 256 (the gate's summary): what each session records is exactly what its own
+    // predicate (`targets`) says, and a rejected event is neither an error nor a loss.
+    let mut rng = Rng(0x1d_9a7e);
+    for round in 0..40 {
+        let k = kernel();
+        let g = guid(800 + round);
+        let n = 1 + rng.below(3);
+        let mut sessions = Vec::new();
+        for j in 0..n {
+            let (s, sink) = file_session(&k, &format!("s{j}"), 64);
+            let mut params = EnableParams::new();
+            let kind = rng.below(4);
+            if kind != 0 {
+                let count = 1 + rng.below(5);
+                let mut list: Vec<u16> = (0..count).map(|_| rng.below(600) as u16).collect();
+                list.sort_unstable();
+                list.dedup();
+                params = params.filter(EventFilter::EventId {
+                    filter_in: kind != 3,
+                    ids: list,
+                });
+            }
+            s.enable(g, &params).unwrap();
+            sessions.push((s, sink));
+        }
+        let p = user_process(&k, "app.exe").register_provider(g).unwrap();
+        let mut expected = vec![Vec::new(); n];
+        for id in 0..600u16 {
+            let want = p.targets(&etwsim::EventView::new(&ev(id)));
+            for (j, (s, _)) in sessions.iter().enumerate() {
+                if want.contains(&s.handle()) {
+                    expected[j].push(id);
+                }
+            }
+            assert_eq!(p.write(&ev(id), &[b"x"]), Ok(()), "id {id}");
+        }
+        for (j, (s, sink)) in sessions.iter().enumerate() {
+            assert_eq!(events_lost(s), 0);
+            let (recs, _) = stop(s, sink);
+            assert_eq!(ids(&recs), expected[j], "round {round}, session {j}");
+        }
+    }
+}

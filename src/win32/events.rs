@@ -59,20 +59,39 @@ impl Win32 {
     /// The enabled check every EventWrite* starts with (EVT-02, PRV-31): a bad handle or
     /// descriptor, or no session that wants the event, is decided here without building
     /// anything; `Some(provider)` means the write must go on.
+    ///
+    /// The codes keep their precedence (an unknown or unregistered handle is
+    /// `ERROR_INVALID_HANDLE` whatever the descriptor, PRV-03; then a NULL descriptor is
+    /// `ERROR_INVALID_PARAMETER`), but the loads come in the order the disabled path wants:
+    /// the slot, the enable word, and the registration flag last, once on every path (it is
+    /// an `Acquire` load: what is read before it need not be read again after it).
     #[inline]
     fn write_check<'d>(
         &self,
         reg_handle: u64,
         event_descriptor: Option<&'d EventDescriptor>,
     ) -> Result<Option<(&etwsim_kernel::Provider, &'d EventDescriptor)>, u32> {
-        let Some(p) = self.providers.get(reg_handle) else {
-            return Err(Win32Error::ERROR_INVALID_HANDLE.code()); // PRV-03
+        let invalid_handle = Win32Error::ERROR_INVALID_HANDLE.code(); // PRV-03
+        let Some(p) = self.providers.slot(reg_handle) else {
+            return Err(invalid_handle);
         };
-        let Some(desc) = event_descriptor else {
-            return Err(Win32Error::ERROR_INVALID_PARAMETER.code());
-        };
-        Ok(p.is_enabled_for(desc.level, desc.keyword)
-            .then_some((p, desc)))
+        if let Some(desc) = event_descriptor {
+            if !p.is_enabled_for(desc.level, desc.keyword) {
+                // The disabled path: still refuse a handle unregistered since (PRV-03).
+                return if p.is_registered() {
+                    Ok(None)
+                } else {
+                    Err(invalid_handle)
+                };
+            }
+        }
+        if !p.is_registered() {
+            return Err(invalid_handle);
+        }
+        match event_descriptor {
+            Some(desc) => Ok(Some((p, desc))),
+            None => Err(Win32Error::ERROR_INVALID_PARAMETER.code()),
+        }
     }
 
     #[inline]
@@ -92,6 +111,9 @@ impl Win32 {
     }
 
     /// `EventWrite(RegHandle, EventDescriptor, UserDataCount, UserData)` (EVT-01).
+    ///
+    /// Inline down to the enabled check (P3): the default [`WriteOptions`] are built only
+    /// once some session may want the event, off the disabled path.
     #[inline]
     pub fn event_write(
         &self,
@@ -100,13 +122,11 @@ impl Win32 {
         user_data_count: u32,
         user_data: Option<&[EventDataDescriptor<'_>]>,
     ) -> u32 {
-        self.write_common(
-            reg_handle,
-            event_descriptor,
-            &WriteOptions::default(),
-            user_data_count,
-            user_data,
-        )
+        match self.write_check(reg_handle, event_descriptor) {
+            Err(code) => code,
+            Ok(None) => ERROR_SUCCESS,
+            Ok(Some((p, desc))) => write_default(p, desc, user_data_count, user_data),
+        }
     }
 
     /// `EventWriteTransfer(RegHandle, EventDescriptor, ActivityId, RelatedActivityId,
@@ -202,6 +222,25 @@ impl Win32 {
     }
 }
 
+/// The rest of an EventWrite once some session may want the event: [`write_enabled`] with the
+/// default options.
+#[cold]
+#[inline(never)]
+fn write_default(
+    p: &etwsim_kernel::Provider,
+    desc: &EventDescriptor,
+    user_data_count: u32,
+    user_data: Option<&[EventDataDescriptor<'_>]>,
+) -> u32 {
+    write_enabled(
+        p,
+        desc,
+        &WriteOptions::default(),
+        user_data_count,
+        user_data,
+    )
+}
+
 /// The rest of an EventWrite* once some session may want the event.
 #[cold]
 #[inline(never)]
@@ -219,5 +258,93 @@ fn write_enabled(
     match p.write_with_options(desc, options, &data) {
         Ok(()) => ERROR_SUCCESS,
         Err(e) => e.win32_code().code(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use etwsim_kernel::{EnableParams, Kernel, Token};
+
+    const OK: u32 = ERROR_SUCCESS;
+    const HANDLE: u32 = 6; // ERROR_INVALID_HANDLE
+    const PARAM: u32 = 87; // ERROR_INVALID_PARAMETER
+
+    fn guid(n: u128) -> Guid {
+        Guid::from_u128(0x7e57_0000_0000_4000_8000_0000_0001_0000 | n)
+    }
+
+    /// The three EventWrite forms, the same call (EVT-01).
+    fn each_form(
+        w: &Win32,
+        h: u64,
+        d: Option<&EventDescriptor>,
+        count: u32,
+        data: Option<&[EventDataDescriptor<'_>]>,
+    ) -> [u32; 3] {
+        [
+            w.event_write(h, d, count, data),
+            w.event_write_transfer(h, d, None, None, count, data),
+            w.event_write_ex(h, d, 0, 0, None, None, count, data),
+        ]
+    }
+
+    #[test]
+    fn the_enabled_check_keeps_the_codes_and_their_precedence() {
+        // rule: EVT-01
+        // rule: EVT-02
+        // rule: EVT-03
+        // rule: PRV-03
+        let k = Kernel::builder()
+            .deterministic(1)
+            .build()
+            .expect("a kernel");
+        let app = k.spawn("app.exe", Token::user("u")).expect("a process");
+        let w = Win32::new(&app);
+        let register = |n: u128| {
+            let mut h = 0;
+            assert_eq!(w.event_register(Some(&guid(n)), None, 0, Some(&mut h)), OK);
+            h
+        };
+        let (off, on, gone_off, gone_on) = (register(1), register(2), register(3), register(4));
+        let s = k.session("p3").start().expect("a session");
+        let info = EnableParams::new().level(Level::INFORMATION);
+        s.enable(guid(2), &info).expect("enable");
+        s.enable(guid(4), &info).expect("enable");
+        assert_eq!(w.event_unregister(gone_off), OK);
+        assert_eq!(w.event_unregister(gone_on), OK);
+
+        let d = EventDescriptor::new(1, Level::INFORMATION, Keyword(1));
+        let verbose = EventDescriptor::new(1, Level::VERBOSE, Keyword(1));
+        let payload = [1u8; 16];
+        let one = [EventDataDescriptor::new(&payload)];
+        let cases: [(u64, Option<&EventDescriptor>, [u32; 3]); 12] = [
+            (off, Some(&d), [OK; 3]),
+            (off, None, [PARAM; 3]),
+            (on, Some(&d), [OK; 3]),
+            (on, Some(&verbose), [OK; 3]),
+            (on, None, [PARAM; 3]),
+            // An unregistered handle is a bad handle whatever the descriptor.
+            (gone_off, Some(&d), [HANDLE; 3]),
+            (gone_off, None, [HANDLE; 3]),
+            (gone_on, Some(&d), [HANDLE; 3]),
+            (gone_on, None, [HANDLE; 3]),
+            (0, Some(&d), [HANDLE; 3]),
+            (0, None, [HANDLE; 3]),
+            (on + 100, Some(&d), [HANDLE; 3]),
+        ];
+        for (h, desc, want) in cases {
+            assert_eq!(
+                each_form(&w, h, desc, 1, Some(&one)),
+                want,
+                "{h:#x} {desc:?}"
+            );
+        }
+        // The payload is looked at only once some session may want the event: a count with
+        // NULL UserData is decided by the enabled check first (EVT-02), then rejected.
+        assert_eq!(each_form(&w, off, Some(&d), 1, None), [OK; 3]);
+        assert_eq!(each_form(&w, on, Some(&verbose), 1, None), [OK; 3]);
+        assert_eq!(each_form(&w, on, Some(&d), 1, None), [PARAM; 3]);
+        assert_eq!(each_form(&w, gone_on, Some(&d), 1, None), [HANDLE; 3]);
     }
 }

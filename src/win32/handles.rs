@@ -2,26 +2,38 @@
 //! lookup plus the enabled check in a few loads, no lock).
 //!
 //! Slots are handed out once and never reused, so a stale handle can never name a later
-//! registration and a lookup needs no lock: the table is a fixed directory of chunks, each
-//! allocated once (`OnceLock`) and never moved; a slot holds its `Provider` for the table's
-//! life (after EventUnregister it stays, unregistered, and lookups refuse it). A `Win32`
-//! value hands out at most [`MAX_REG_HANDLES`] handles over its life.
+//! registration and a lookup needs no lock: the table is chunks of [`CHUNK`] slots, each
+//! allocated once and never moved — the first with the table, the others in a fixed directory
+//! (`OnceLock`) when first needed; a slot holds its `Provider` for the table's life (after
+//! EventUnregister it stays, unregistered, and lookups refuse it). A `Win32` value hands out
+//! at most [`MAX_REG_HANDLES`] handles over its life.
+//!
+//! A process rarely makes more than a few registrations, so a lookup in the first chunk is
+//! the hot path: one compare, one pointer, the slot's `OnceLock` (P3).
 
 use etwsim_kernel::Provider;
 use parking_lot::Mutex;
 use std::sync::OnceLock;
 
-const CHUNK: usize = 64;
+const CHUNK_BITS: u32 = 6;
+const CHUNK: usize = 1 << CHUNK_BITS;
 const CHUNKS: usize = 1024;
 /// Registrations one `Win32` value can hand out over its life.
 pub const MAX_REG_HANDLES: usize = CHUNK * CHUNKS;
 /// High bits of every REGHANDLE, so small integers are never valid handles.
 const TAG: u64 = 0x5EC0_0000_0000_0000;
 
-type Chunk = Box<[OnceLock<Provider>]>;
+/// Fixed-size arrays, so a lookup whose index passed a range check needs no other bounds
+/// check.
+type Chunk = [OnceLock<Provider>; CHUNK];
+type Directory = [OnceLock<Box<Chunk>>; CHUNKS - 1];
 
 pub(super) struct RegHandles {
-    chunks: Box<[OnceLock<Chunk>]>,
+    /// Slots `0..CHUNK`, allocated with the table: a process rarely needs more, and a lookup
+    /// there skips the directory.
+    first: Box<Chunk>,
+    /// Chunk `i + 1` (slots `(i + 1) * CHUNK..`), allocated when first needed.
+    chunks: Box<Directory>,
     /// Slots handed out so far; only `insert` (under the lock) advances it.
     next: Mutex<usize>,
 }
@@ -29,10 +41,16 @@ pub(super) struct RegHandles {
 impl Default for RegHandles {
     fn default() -> RegHandles {
         RegHandles {
-            chunks: (0..CHUNKS).map(|_| OnceLock::new()).collect(),
+            first: boxed_array(),
+            chunks: boxed_array(),
             next: Mutex::new(0),
         }
     }
+}
+
+/// `N` empty cells on the heap.
+fn boxed_array<T, const N: usize>() -> Box<[OnceLock<T>; N]> {
+    Box::new(std::array::from_fn(|_| OnceLock::new()))
 }
 
 impl RegHandles {
@@ -40,10 +58,10 @@ impl RegHandles {
     pub(super) fn insert(&self, p: Provider) -> Option<u64> {
         let mut next = self.next.lock();
         let idx = *next;
-        let chunk = self
-            .chunks
-            .get(idx / CHUNK)?
-            .get_or_init(|| (0..CHUNK).map(|_| OnceLock::new()).collect());
+        let chunk = match (idx / CHUNK).checked_sub(1) {
+            None => &self.first,
+            Some(i) => self.chunks.get(i)?.get_or_init(boxed_array),
+        };
         chunk[idx % CHUNK].set(p).ok()?;
         *next += 1;
         Some(TAG | (idx as u64 + 1))
@@ -53,16 +71,142 @@ impl RegHandles {
     /// unregistered handles.
     #[inline]
     pub(super) fn get(&self, handle: u64) -> Option<&Provider> {
-        if handle & TAG != TAG {
+        self.slot(handle).filter(|p| p.is_registered())
+    }
+
+    /// The provider a handle was made for, registered or not (an unregistered one must
+    /// still be refused: the caller checks `is_registered`); `None` for 0, foreign or
+    /// unknown handles.
+    ///
+    /// A handle is `TAG | (slot + 1)`, so `(handle ^ TAG) - 1` is the slot for exactly the
+    /// handles `insert` can have made, and out of range (a huge number) for 0, a missing or
+    /// wrong tag and stray high bits: one compare against [`CHUNK`] decides the first chunk,
+    /// one against [`MAX_REG_HANDLES`] the others. Then the chunk's `OnceLock` (not for the
+    /// first) and the slot's (unset: never handed out); the arrays have fixed sizes, so the
+    /// compiler drops the other bounds checks.
+    #[inline]
+    pub(super) fn slot(&self, handle: u64) -> Option<&Provider> {
+        let idx = (handle ^ TAG).wrapping_sub(1);
+        if idx < CHUNK as u64 {
+            return self.first.get(idx as usize)?.get();
+        }
+        if idx >= MAX_REG_HANDLES as u64 {
             return None;
         }
-        let idx = ((handle & !TAG) as usize).checked_sub(1)?;
-        let p = self
-            .chunks
-            .get(idx / CHUNK)?
+        let idx = idx as usize;
+        self.chunks
+            .get((idx >> CHUNK_BITS) - 1)?
             .get()?
             .get(idx % CHUNK)?
-            .get()?;
-        p.is_registered().then_some(p)
+            .get()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use etwsim_kernel::{Kernel, Process, Token};
+    use etwsim_types::Guid;
+
+    fn process() -> (Kernel, Process) {
+        let k = Kernel::builder()
+            .deterministic(1)
+            .build()
+            .expect("a kernel");
+        let app = k.spawn("app.exe", Token::user("u")).expect("a process");
+        (k, app)
+    }
+
+    fn provider_guid(n: u128) -> Guid {
+        Guid::from_u128(0x7e57_0000_0000_4000_8000_0000_0000_0000 | n)
+    }
+
+    fn provider(app: &Process, n: u128) -> Provider {
+        app.register_provider(provider_guid(n)).expect("a provider")
+    }
+
+    #[test]
+    fn only_handles_insert_made_name_a_slot() {
+        // rule: PRV-03
+        let (_k, app) = process();
+        let t = RegHandles::default();
+        let h1 = t.insert(provider(&app, 1)).expect("a handle");
+        let h2 = t.insert(provider(&app, 2)).expect("a handle");
+        assert_eq!((h1, h2), (TAG | 1, TAG | 2));
+        assert_eq!(t.get(h1).map(|p| p.guid()), Some(provider_guid(1)));
+        assert_eq!(t.get(h2).map(|p| p.guid()), Some(provider_guid(2)));
+        let max = MAX_REG_HANDLES as u64;
+        for bad in [
+            0,
+            1,
+            2,
+            u64::MAX,
+            TAG,                      // slot 0 would be handle 1
+            TAG | 3,                  // in the first chunk, never handed out
+            TAG | (CHUNK as u64 + 1), // a chunk never allocated
+            TAG | max,                // the last slot, never handed out
+            TAG | (max + 1),          // past the table
+            h1 | (1 << 63),           // a stray high bit
+            h1 & !(1 << 62),          // a tag bit missing
+            h1 ^ TAG,                 // no tag at all
+            !h1,
+        ] {
+            assert!(t.slot(bad).is_none(), "{bad:#x}");
+            assert!(t.get(bad).is_none(), "{bad:#x}");
+        }
+    }
+
+    #[test]
+    fn an_unregistered_slot_stays_but_get_refuses_it() {
+        // rule: PRV-03
+        let (_k, app) = process();
+        let t = RegHandles::default();
+        let h = t.insert(provider(&app, 1)).expect("a handle");
+        t.get(h)
+            .expect("registered")
+            .unregister_in_place()
+            .expect("unregister");
+        assert!(t.get(h).is_none(), "unregistered: refused");
+        let p = t.slot(h).expect("the slot keeps its provider");
+        assert!(!p.is_registered() && !p.is_enabled());
+        let h2 = t.insert(provider(&app, 2)).expect("a handle");
+        assert_ne!(h2, h, "slots are never reused");
+    }
+
+    #[test]
+    fn handles_cross_chunk_boundaries() {
+        let (_k, app) = process();
+        let t = RegHandles::default();
+        // One more than a chunk: the second chunk is allocated on the 65th insert.
+        let handles: Vec<u64> = (0..=CHUNK)
+            .map(|_| t.insert(provider(&app, 1)).expect("a handle"))
+            .collect();
+        for (i, &h) in handles.iter().enumerate() {
+            assert_eq!(h, TAG | (i as u64 + 1));
+            assert!(t.get(h).is_some(), "slot {i}");
+        }
+        assert!(t.slot(TAG | (CHUNK as u64 + 2)).is_none());
+    }
+
+    #[test]
+    fn the_table_hands_out_max_reg_handles_then_none() {
+        let (_k, app) = process();
+        let t = RegHandles::default();
+        let mut last = 0;
+        for i in 0..MAX_REG_HANDLES {
+            // Unregistered at once: a process holds at most 1,024 registrations (PRV-04),
+            // but its handles are never reused.
+            let h = t.insert(provider(&app, 1)).expect("a handle");
+            assert_eq!(h, TAG | (i as u64 + 1));
+            t.slot(h)
+                .expect("its slot")
+                .unregister_in_place()
+                .expect("unregister");
+            last = h;
+        }
+        assert!(t.slot(last).is_some(), "the last slot");
+        assert!(t.get(last).is_none(), "unregistered");
+        assert_eq!(t.insert(provider(&app, 1)), None, "used up");
+        assert!(t.slot(last + 1).is_none());
     }
 }

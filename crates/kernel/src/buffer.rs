@@ -44,7 +44,7 @@
 //! slots — writers (install, detach) and flushers (detach); `words` — the owner of a
 //! reservation (its range only) and the logger (after the buffer is ready, whole buffer).
 
-use crate::sync::{AtomicU32, AtomicU64, IndexQueue, Ordering};
+use crate::sync::{AtomicU32, AtomicU64, FreeList, IndexQueue, Ordering};
 use crossbeam::utils::CachePadded;
 use std::sync::OnceLock;
 
@@ -152,7 +152,7 @@ pub(crate) struct BufferPool {
     /// Buffers handed out so far (NumberOfBuffers).
     allocated: AtomicU32,
     buffers: Box<[Buffer]>,
-    free: IndexQueue,
+    free: FreeList,
     /// Sealed and drained buffers, oldest first: the flush queue.
     ready: IndexQueue,
     slots: Box<[CachePadded<AtomicU64>]>,
@@ -192,7 +192,7 @@ impl BufferPool {
             buffers: (0..cap)
                 .map(|_| Buffer::new(buffer_size, cfg!(etwsim_loom)))
                 .collect(),
-            free: IndexQueue::new(cap as usize),
+            free: FreeList::new(cap as usize),
             ready: IndexQueue::new(cap as usize),
             slots: (0..cpus.max(1))
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
@@ -286,19 +286,28 @@ impl BufferPool {
         );
     }
 
+    /// The per-CPU slot of simulated CPU `cpu`: the CPU itself (the pool has one slot per CPU
+    /// of its kernel), folded only if a caller passes a larger number — no division on the
+    /// write path.
+    #[inline]
+    fn slot_of(&self, cpu: usize) -> usize {
+        let n = self.slots.len();
+        if cpu < n { cpu } else { cpu % n }
+    }
+
     /// Reserves `len` bytes (a multiple of 8) in `cpu`'s in-use buffer.
     pub(crate) fn reserve(&self, cpu: usize, len: u64) -> Result<Reservation, ReserveError> {
         if len > self.capacity() {
             return Err(ReserveError::TooBig);
         }
-        let slot = &self.slots[cpu % self.slots.len()];
+        let cpu = self.slot_of(cpu);
+        let slot = &self.slots[cpu];
         loop {
             let cur = slot.load(Ordering::Acquire);
             if cur == 0 {
                 let i = self.take().ok_or(ReserveError::NoBuffer)?;
                 let b = &self.buffers[i as usize];
-                b.cpu
-                    .store((cpu % self.slots.len()) as u32, Ordering::Relaxed);
+                b.cpu.store(cpu as u32, Ordering::Relaxed);
                 let generation_tag = generation(b.state.load(Ordering::Acquire));
                 if slot
                     .compare_exchange(
@@ -359,7 +368,7 @@ impl BufferPool {
         if len > self.capacity() {
             return false;
         }
-        let cur = self.slots[cpu % self.slots.len()].load(Ordering::Acquire);
+        let cur = self.slots[self.slot_of(cpu)].load(Ordering::Acquire);
         if cur != 0 {
             let b = &self.buffers[((cur & 0xffff) - 1) as usize];
             let st = b.state.load(Ordering::Acquire);
@@ -428,7 +437,7 @@ impl BufferPool {
     /// can flush it even though the record is refused (BUF-03: a full buffer is handed over
     /// when the next event does not fit, whether or not that event finds another buffer).
     pub(crate) fn seal_if_full(&self, cpu: usize, len: u64) {
-        self.seal_in_use(cpu % self.slots.len(), |st| offset(st) + len > self.size);
+        self.seal_in_use(self.slot_of(cpu), |st| offset(st) + len > self.size);
     }
 
     /// Seals slot `slot`'s in-use buffer if `wanted(state)` says so, detaches it from the slot,
@@ -480,12 +489,12 @@ impl BufferPool {
 
     /// Marks a write on `cpu` in progress; the write must then check the session still runs.
     pub(crate) fn enter(&self, cpu: usize) {
-        self.active[cpu % self.active.len()].fetch_add(1, Ordering::SeqCst);
+        self.active[self.slot_of(cpu)].fetch_add(1, Ordering::SeqCst);
     }
 
     /// Ends a write marked with [`BufferPool::enter`].
     pub(crate) fn exit(&self, cpu: usize) {
-        self.active[cpu % self.active.len()].fetch_sub(1, Ordering::Release);
+        self.active[self.slot_of(cpu)].fetch_sub(1, Ordering::Release);
     }
 
     /// Waits until no write is in progress (after the session stopped accepting new ones).
@@ -518,14 +527,32 @@ impl BufferPool {
         fill: u8,
         out: &mut Vec<u8>,
     ) {
-        out.clear();
-        out.reserve(self.size as usize);
-        out.extend_from_slice(header);
-        let words = self.buffers[i as usize].words();
-        for w in &words[HEADER as usize / 8..used as usize / 8] {
-            out.extend_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        let size = self.size as usize;
+        let used = (used as usize).clamp(HEADER as usize, size) & !7;
+        if out.len() != size {
+            out.clear();
+            out.resize(size, fill);
         }
-        out.resize(self.size as usize, fill);
+        out[..HEADER as usize].copy_from_slice(header);
+        out[used..].fill(fill);
+        let words = &self.buffers[i as usize].words()[HEADER as usize / 8..used / 8];
+        let bytes = &mut out[HEADER as usize..used];
+        // Four words per step: the loads cannot be vectorised (they are atomics), the loop
+        // overhead can be amortised.
+        let mut quads = bytes.chunks_exact_mut(32);
+        let mut words4 = words.chunks_exact(4);
+        for (dst, src) in (&mut quads).zip(&mut words4) {
+            for (d, w) in dst.chunks_exact_mut(8).zip(src) {
+                d.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+            }
+        }
+        for (d, w) in quads
+            .into_remainder()
+            .chunks_exact_mut(8)
+            .zip(words4.remainder())
+        {
+            d.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        }
     }
 
     /// Returns a flushed buffer to the free list (BUF-05).

@@ -424,9 +424,9 @@ impl EventFilter {
 /// An event-ID list with its include/exclude sense.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct IdFilter {
-    filter_in: bool,
+    pub(crate) filter_in: bool,
     /// Sorted, for binary search.
-    ids: Vec<u16>,
+    pub(crate) ids: Vec<u16>,
 }
 
 impl IdFilter {
@@ -649,16 +649,7 @@ pub struct SlotFilter {
 /// manifest events (FLT-19), event names for TraceLogging events (FLT-22).
 pub fn session_accepts(ev: &EventView<'_>, slot: u8, s: &SlotFilter) -> bool {
     let d = ev.descriptor;
-    if d.level.0 != 0 && d.level > effective_level(s.level) {
-        return false;
-    }
-    if d.keyword.0 == 0 {
-        if s.enable_property.contains(EnableProperty::IGNORE_KEYWORD_0) {
-            return false;
-        }
-    } else if !(d.keyword.intersects(effective_any(s.match_any, true))
-        && d.keyword.contains(effective_all(s.match_any, s.match_all)))
-    {
+    if !level_keyword_pass(d, s) {
         return false;
     }
     if slot < 64 && ev.filter_mask & (1u64 << slot) != 0 {
@@ -687,6 +678,22 @@ pub fn session_accepts(ev: &EventView<'_>, slot: u8, s: &SlotFilter) -> bool {
         }
     }
     true
+}
+
+/// The first steps of [`session_accepts`]: level (FLT-01/02), keyword 0 and IGNORE_KEYWORD_0
+/// (FLT-04, FLT-07), keywords (FLT-04…06). For a session with no other per-event filter this
+/// is the whole predicate (the event path's single-session case).
+#[inline]
+pub(crate) fn level_keyword_pass(d: &EventDescriptor, s: &SlotFilter) -> bool {
+    if d.level.0 != 0 && d.level > effective_level(s.level) {
+        return false;
+    }
+    if d.keyword.0 == 0 {
+        !s.enable_property.contains(EnableProperty::IGNORE_KEYWORD_0)
+    } else {
+        d.keyword.intersects(effective_any(s.match_any, true))
+            && d.keyword.contains(effective_all(s.match_any, s.match_all))
+    }
 }
 
 /// Whether an event the session accepted gets a stack-trace extended item: only with

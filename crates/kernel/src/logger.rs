@@ -319,8 +319,7 @@ impl LoggerContext {
     pub(crate) fn drain(&self, budget: Option<u64>) -> u64 {
         let size = self.pool.buffer_size();
         let mut done = 0u64;
-        let mut scratch = Vec::with_capacity(size as usize);
-        let _serial = self.drain_lock.lock();
+        let mut scratch = self.drain_lock.lock();
         loop {
             if budget.is_some_and(|b| done + size > b) {
                 break;

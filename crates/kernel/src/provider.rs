@@ -18,6 +18,13 @@
 //! shift, a compare and two more loads (P2). The test is conservative (PRV-30): the per-session
 //! predicate ([`crate::filter::session_accepts`]) decides for real.
 //!
+//! Two more things `rebuild` caches for the event path (P4, P5): bit 17 of `word` with
+//! `id_gate`, a 256-bit summary of the event ids the sessions' EVENT_ID filters let through
+//! when *every* session has a filter-in id list (FLT-19) — an id whose bit is clear is
+//! rejected before the routes are even loaded; and, in the route table, whether the one
+//! session it holds needs nothing beyond level and keywords (no extended item, no per-event
+//! filter), which lets the write take the single-session path (see `write`).
+//!
 //! # Callbacks
 //!
 //! A control operation computes each registration's state before and after, and queues one
@@ -60,6 +67,8 @@ pub const WMI_CAPTURE_STATE: u32 = 10;
 
 const MASK: u64 = 0xff;
 const KW0: u64 = 1 << 16;
+/// Every route has a filter-in EVENT_ID list: `id_gate` summarises their union.
+pub(crate) const ID_GATE: u64 = 1 << 17;
 
 /// What an enable callback receives (`PENABLECALLBACK`'s arguments, PRV-09).
 #[doc(alias = "PENABLECALLBACK")]
@@ -139,6 +148,113 @@ pub(crate) struct Route {
     pub(crate) filter: Arc<SlotFilter>,
 }
 
+/// The extended items a session can ask for, and EXCLUDE_INPRIVATE: with none of them (and no
+/// per-event filter), level and keywords alone decide and the record is header + payload.
+const PER_EVENT_PROPERTIES: EnableProperty = EnableProperty::SID
+    .union(EnableProperty::TS_ID)
+    .union(EnableProperty::STACK_TRACE)
+    .union(EnableProperty::EVENT_KEY)
+    .union(EnableProperty::PROCESS_START_KEY)
+    .union(EnableProperty::EXCLUDE_INPRIVATE);
+
+/// The sessions a registration feeds, in slot order, as `rebuild` left them.
+#[derive(Debug, Default)]
+pub(crate) struct Routes {
+    /// Unique among all route tables of the process (0: the empty table a registration
+    /// starts with): the key of the writers' per-thread cache (`with_routes`).
+    version: u64,
+    list: Vec<Route>,
+    /// Exactly one route, whose session asks for no extended item and filters by nothing but
+    /// level and keywords (no EVENT_ID / EVENT_NAME filter, no EXCLUDE_INPRIVATE): the write
+    /// can take the single-session path.
+    pub(crate) single: bool,
+}
+
+/// The last route-table version handed out.
+static ROUTES_VERSION: AtomicU64 = AtomicU64::new(0);
+
+/// Route tables this OS thread wrote through recently, newest replacing the oldest.
+const ROUTE_CACHE_SIZE: usize = 4;
+
+#[derive(Default)]
+struct RouteCache {
+    tables: [Option<Arc<Routes>>; ROUTE_CACHE_SIZE],
+    next: usize,
+}
+
+thread_local! {
+    static ROUTE_CACHE: std::cell::RefCell<RouteCache> =
+        std::cell::RefCell::new(RouteCache::default());
+}
+
+impl RegEntry {
+    /// Runs `f` with the registration's current route table.
+    ///
+    /// The table is looked up in a small per-OS-thread cache keyed by its version, which
+    /// `rebuild` publishes (Release) after the table: a version read here (Acquire) names a
+    /// table already swapped in, so a cached table of that version *is* the current one and
+    /// the write takes no reference count and no `ArcSwap` debt slot (P5). A miss loads the
+    /// table from the `ArcSwap` and caches it. A cached table can outlive its replacement
+    /// until this thread writes again (at most four per thread); a session it names that has
+    /// stopped is not written to (`is_running`).
+    #[inline]
+    pub(crate) fn with_routes<R>(&self, f: impl FnOnce(&Routes) -> R) -> R {
+        let version = self.routes_version.load(Ordering::Acquire);
+        let mut f = Some(f);
+        let hit = ROUTE_CACHE.try_with(|c| {
+            let cache = c.try_borrow().ok()?;
+            let table = cache
+                .tables
+                .iter()
+                .flatten()
+                .find(|t| t.version == version)?;
+            Some((f.take().expect("called once"))(table))
+        });
+        if let Ok(Some(r)) = hit {
+            return r;
+        }
+        let f = f.take().expect("not called yet");
+        let table = self.routes.load_full();
+        let _ = ROUTE_CACHE.try_with(|c| {
+            if let Ok(mut cache) = c.try_borrow_mut() {
+                let slot = cache.next;
+                cache.tables[slot] = Some(table.clone());
+                cache.next = (slot + 1) % ROUTE_CACHE_SIZE;
+            }
+        });
+        f(&table)
+    }
+}
+
+impl Routes {
+    fn new(list: Vec<Route>) -> Routes {
+        let single = matches!(&list[..], [r] if {
+            let f = &r.filter;
+            f.filters.event_ids.is_none()
+                && f.filters.event_names.is_none()
+                && !f.enable_property.intersects(PER_EVENT_PROPERTIES)
+        });
+        Routes {
+            version: ROUTES_VERSION.fetch_add(1, Ordering::Relaxed) + 1,
+            list,
+            single,
+        }
+    }
+}
+
+impl std::ops::Deref for Routes {
+    type Target = [Route];
+    fn deref(&self) -> &[Route] {
+        &self.list
+    }
+}
+
+/// The bit of event id `id` in a 256-bit id summary.
+#[inline]
+fn id_bit(id: u16) -> (usize, u64) {
+    (usize::from(id >> 6) & 3, 1u64 << (id & 63))
+}
+
 /// `ETW_REG_ENTRY`: one registration of a provider GUID in one process.
 #[doc(alias = "ETW_REG_ENTRY")]
 pub struct RegEntry {
@@ -151,11 +267,18 @@ pub struct RegEntry {
     all: AtomicU64,
     /// The sessions this registration currently feeds, in slot order; swapped whole by
     /// `rebuild`, loaded without a lock by the event path.
-    pub(crate) routes: ArcSwap<Vec<Route>>,
+    pub(crate) routes: ArcSwap<Routes>,
+    /// The version of the table in `routes`, stored (Release) after it (`with_routes`).
+    routes_version: AtomicU64,
+    /// With [`ID_GATE`] set in `word`: bit `id mod 256` is set for every id some session's
+    /// filter-in EVENT_ID list holds (FLT-19). Same writer and readers as `word`.
+    id_gate: [AtomicU64; 4],
     /// Cleared by unregister; a cleared registration gets no more callbacks (PRV-08).
     registered: AtomicBool,
     pub(crate) id: u64,
     pub(crate) guid: Guid,
+    /// `guid` as the two little-endian words of its GUID bytes, as a record header holds it.
+    pub(crate) guid_words: [u64; 2],
     pub(crate) pid: u32,
     pub(crate) process_key: u64,
     /// The registering process is marked InPrivate: all its events count as InPrivate for
@@ -201,6 +324,18 @@ impl RegEntry {
 
     fn mask(&self) -> u8 {
         (self.word.load(Ordering::Relaxed) & MASK) as u8
+    }
+
+    /// `false` when every session that enables the registration has a filter-in EVENT_ID
+    /// list without `id` (FLT-19): a manifest event with this id is recorded nowhere. `true`
+    /// means "maybe" (the per-session predicate decides).
+    #[inline]
+    pub(crate) fn id_may_pass(&self, id: u16) -> bool {
+        if self.word.load(Ordering::Relaxed) & ID_GATE == 0 {
+            return true;
+        }
+        let (i, bit) = id_bit(id);
+        self.id_gate[i].load(Ordering::Relaxed) & bit != 0
     }
 
     /// The cached enable word, decoded.
@@ -335,13 +470,7 @@ pub(crate) fn rebuild(entry: &GuidEntry, reg: &RegEntry, p: Option<&ProcessRecor
     let (level, any, all, kw0) = composite(entry, mask, !reg.is_classic());
     reg.any.store(any, Ordering::Relaxed);
     reg.all.store(all, Ordering::Relaxed);
-    let word = if mask == 0 {
-        0
-    } else {
-        u64::from(mask) | (u64::from(level) << 8) | if kw0 { KW0 } else { 0 }
-    };
-    reg.word.store(word, Ordering::Release);
-    let routes = entry
+    let routes: Vec<Route> = entry
         .slots
         .iter()
         .enumerate()
@@ -354,8 +483,45 @@ pub(crate) fn rebuild(entry: &GuidEntry, reg: &RegEntry, p: Option<&ProcessRecor
             })
         })
         .collect();
+    let gate = id_gate(&routes);
+    for (cell, bits) in reg.id_gate.iter().zip(gate.unwrap_or_default()) {
+        cell.store(bits, Ordering::Relaxed);
+    }
+    let word = if mask == 0 {
+        0
+    } else {
+        u64::from(mask)
+            | (u64::from(level) << 8)
+            | if kw0 { KW0 } else { 0 }
+            | if gate.is_some() { ID_GATE } else { 0 }
+    };
+    reg.word.store(word, Ordering::Release);
+    let routes = Routes::new(routes);
+    let version = routes.version;
     reg.routes.store(Arc::new(routes));
+    reg.routes_version.store(version, Ordering::Release);
     (old, mask)
+}
+
+/// The id summary of `routes` when every one has a filter-in EVENT_ID list (FLT-19): the
+/// union of their ids, one bit per `id mod 256`. `None` when some route could take an id its
+/// list does not name (no id filter, or a filter-out list).
+fn id_gate(routes: &[Route]) -> Option<[u64; 4]> {
+    if routes.is_empty() {
+        return None;
+    }
+    let mut bits = [0u64; 4];
+    for r in routes {
+        let ids = r.filter.filters.event_ids.as_ref()?;
+        if !ids.filter_in {
+            return None;
+        }
+        for &id in &ids.ids {
+            let (i, bit) = id_bit(id);
+            bits[i] |= bit;
+        }
+    }
+    Some(bits)
 }
 
 /// A callback waiting to run once the state lock is released.
@@ -545,10 +711,13 @@ impl State {
             word: AtomicU64::new(0),
             any: AtomicU64::new(0),
             all: AtomicU64::new(0),
-            routes: ArcSwap::from_pointee(Vec::new()),
+            routes: ArcSwap::from_pointee(Routes::default()),
+            routes_version: AtomicU64::new(0),
+            id_gate: Default::default(),
             registered: AtomicBool::new(true),
             id,
             guid,
+            guid_words: crate::write::guid_words(&guid),
             pid,
             process_key: key,
             inprivate,
@@ -579,7 +748,8 @@ impl State {
             return false;
         }
         reg.word.store(0, Ordering::Release);
-        reg.routes.store(Arc::new(Vec::new()));
+        reg.routes.store(Arc::new(Routes::default()));
+        reg.routes_version.store(0, Ordering::Release);
         if let Some(e) = self.guids.get_mut(&reg.guid) {
             e.regs.retain(|r| !Arc::ptr_eq(r, reg));
         }

@@ -442,8 +442,9 @@ pub struct LoggerContext {
     pub(crate) sequence: AtomicU64,
     /// EventsLost when the last buffer was flushed (the EVENTS_LOST buffer flag).
     pub(crate) lost_at_last_buffer: AtomicU32,
-    /// Serialises logger work (the logger thread, FLUSH, stop).
-    pub(crate) drain_lock: Mutex<()>,
+    /// Serialises logger work (the logger thread, FLUSH, stop), and holds the buffer a drain
+    /// copies each flushed buffer into (kept between drains: no allocation, no zeroing).
+    pub(crate) drain_lock: Mutex<Vec<u8>>,
     /// Time of the last FlushTimer flush, in 100-ns ticks.
     pub(crate) last_timer_flush: AtomicU64,
     /// Deterministic drain bandwidth credit, in bytes.
@@ -1384,7 +1385,7 @@ impl State {
             realtime: AtomicBool::new(eff.mode.contains(LogFileMode::REAL_TIME)),
             sequence: AtomicU64::new(0),
             lost_at_last_buffer: AtomicU32::new(0),
-            drain_lock: Mutex::new(()),
+            drain_lock: Mutex::new(Vec::new()),
             last_timer_flush: AtomicU64::new(kernel.inner.clock.peek()),
             drain_credit: AtomicU64::new(0),
             logger: Mutex::new(None),

@@ -217,7 +217,9 @@ pub(crate) fn local_activity_id(counter: u64, kernel_id: u64) -> Guid {
     Guid::from_u128(v)
 }
 
-/// Runs `f` with the simulated thread a write of process `process_key` runs on.
+/// Runs `f` with the simulated thread a write of process `process_key` runs on. `f` runs
+/// inside a shared borrow of the thread-local list it found the thread in (no reference-count
+/// traffic per write); it must not enter or leave simulated threads.
 #[inline]
 pub(crate) fn with_current<R>(
     kernel: &crate::Kernel,
@@ -225,38 +227,32 @@ pub(crate) fn with_current<R>(
     f: impl FnOnce(&ThreadState) -> R,
 ) -> R {
     let kid = kernel.id();
-    let entered = ENTERED.with(|e| {
-        e.borrow()
-            .iter()
-            .rev()
-            .find(|t| t.kernel_id == kid && t.process_key == process_key)
-            .cloned()
-    });
-    if let Some(t) = entered {
-        return f(&t);
-    }
-    let implicit = IMPLICIT.with(|i| {
-        i.borrow()
-            .iter()
-            .find(|t| t.kernel_id == kid && t.process_key == process_key)
-            .cloned()
-    });
-    let t = match implicit {
-        Some(t) => t,
-        None => {
-            let t = kernel.implicit_thread(process_key);
-            if !kernel.is_deterministic() {
-                IMPLICIT.with(|i| {
-                    let mut v = i.borrow_mut();
-                    if v.len() >= 64 {
-                        v.remove(0); // a bounded cache: an evicted entry just gets a new thread
-                    }
-                    v.push(t.clone());
-                });
-            }
-            t
-        }
+    let mine = |t: &&Arc<ThreadState>| t.kernel_id == kid && t.process_key == process_key;
+    // Each lookup hands `f` back when it finds no thread, so it is moved, never wrapped.
+    let f = match ENTERED.with_borrow(|list| match list.iter().rev().find(mine) {
+        Some(t) => Ok(f(t)),
+        None => Err(f),
+    }) {
+        Ok(r) => return r,
+        Err(f) => f,
     };
+    let f = match IMPLICIT.with_borrow(|list| match list.iter().find(mine) {
+        Some(t) => Ok(f(t)),
+        None => Err(f),
+    }) {
+        Ok(r) => return r,
+        Err(f) => f,
+    };
+    let t = kernel.implicit_thread(process_key);
+    if !kernel.is_deterministic() {
+        IMPLICIT.with(|i| {
+            let mut v = i.borrow_mut();
+            if v.len() >= 64 {
+                v.remove(0); // a bounded cache: an evicted entry just gets a new thread
+            }
+            v.push(t.clone());
+        });
+    }
     f(&t)
 }
 

@@ -21,13 +21,13 @@
 //! STACK_TRACE session are the exception: they sit behind the thread's mutex).
 
 use crate::buffer::ReserveError;
-use crate::filter::{EventView, session_accepts, wants_stack};
-use crate::provider::{Provider, Route};
+use crate::filter::{EventView, level_keyword_pass, session_accepts, wants_stack};
+use crate::provider::{Provider, Route, Routes};
 use crate::thread::{ThreadState, with_current};
 use crate::{Error, Result};
 use etwsim_types::record::{
-    EVENT_HEADER_SIZE, EventHeader, MAX_EVENT_DATA_DESCRIPTORS, MAX_EVENT_SIZE, MAX_STACK_FRAMES,
-    align8, encode_event_header, ext_type, header_flags,
+    EVENT_HEADER_SIZE, MAX_EVENT_DATA_DESCRIPTORS, MAX_EVENT_SIZE, MAX_STACK_FRAMES, align8,
+    ext_type, header_flags,
 };
 use etwsim_types::{EnableProperty, EventDescriptor, Guid, Keyword, Level, LogFileMode};
 use std::sync::atomic::Ordering;
@@ -154,22 +154,53 @@ impl Words<'_> {
     }
 }
 
-/// Why one target cannot take the event.
+/// Stores `bytes` at the start of `words`, zero-padding the last word.
+#[inline(always)]
+fn store_bytes(words: &[crate::sync::AtomicU64], bytes: &[u8]) {
+    let mut chunks = bytes.chunks_exact(8);
+    for (w, c) in words.iter().zip(&mut chunks) {
+        w.store(
+            u64::from_le_bytes(c.try_into().expect("8 bytes")),
+            Ordering::Relaxed,
+        );
+    }
+    let tail = chunks.remainder();
+    if !tail.is_empty() {
+        let mut last = [0u8; 8];
+        last[..tail.len()].copy_from_slice(tail);
+        if let Some(w) = words.get(bytes.len() / 8) {
+            w.store(u64::from_le_bytes(last), Ordering::Relaxed);
+        }
+    }
+}
+
+/// Why one target cannot take the event. Small (12 bytes) on purpose: it travels back up
+/// the write path in registers; sizes beyond `u32::MAX` are reported as `u32::MAX`.
 #[derive(Copy, Clone, Debug)]
 enum Refusal {
-    TooLarge(usize),
-    LargerThanBuffer(usize, usize),
+    TooLarge(u32),
+    LargerThanBuffer(u32, u32),
     NoBuffer,
     BacklogFull,
 }
 
+/// `n` as a `u32`, saturating.
+#[inline]
+fn sat32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 impl Refusal {
+    #[cold]
     fn error(self) -> Error {
         match self {
-            Refusal::TooLarge(size) => Error::EventTooLarge { size },
-            Refusal::LargerThanBuffer(size, capacity) => {
-                Error::EventLargerThanBuffer { size, capacity }
-            }
+            Refusal::TooLarge(size) => Error::EventTooLarge {
+                size: size as usize,
+            },
+            Refusal::LargerThanBuffer(size, capacity) => Error::EventLargerThanBuffer {
+                size: size as usize,
+                capacity: capacity as usize,
+            },
             Refusal::NoBuffer => Error::NoFreeBuffer,
             Refusal::BacklogFull => Error::RealTimeBacklogFull,
         }
@@ -181,6 +212,82 @@ impl Refusal {
 fn synthetic_stack(id: u16) -> [u64; 3] {
     let base = 0x7FF6_1000_0000 + (u64::from(id) << 8);
     [base + 0x14, base + 0x1_0020, base + 0x2_0030]
+}
+
+/// Why `route`'s session cannot take a record of `size` bytes, before any reservation: too
+/// large for any event (EVT-05) or for its buffers (EVT-06), or a real-time session whose
+/// backlog is full (EVT-08).
+#[inline]
+fn refusal(route: &Route, size: usize) -> Option<Refusal> {
+    let capacity = route.logger.pool.capacity() as usize;
+    if size > MAX_EVENT_SIZE {
+        Some(Refusal::TooLarge(sat32(size)))
+    } else if align8(size) > capacity {
+        Some(Refusal::LargerThanBuffer(sat32(size), sat32(capacity)))
+    } else if route.logger.realtime.load(Ordering::Relaxed)
+        && route.logger.rt.full.load(Ordering::Acquire)
+    {
+        Some(Refusal::BacklogFull)
+    } else {
+        None
+    }
+}
+
+/// INDEPENDENT_SESSION_MODE: the session's failures stay its own (EVT-10).
+#[inline]
+fn is_independent(route: &Route) -> bool {
+    route
+        .logger
+        .cfg
+        .mode
+        .contains(LogFileMode::INDEPENDENT_SESSION)
+}
+
+/// A GUID's 16 bytes as a record holds them (Windows byte order), as two little-endian words.
+#[inline]
+pub(crate) fn guid_words(g: &Guid) -> [u64; 2] {
+    let b = g.to_bytes_le();
+    let (lo, hi) = b.split_at(8);
+    [
+        u64::from_le_bytes(lo.try_into().expect("8 bytes")),
+        u64::from_le_bytes(hi.try_into().expect("8 bytes")),
+    ]
+}
+
+/// The 80-byte `EVENT_HEADER` as the ten little-endian words a record starts with: the same
+/// bytes as [`etwsim_types::record::encode_event_header`] (`header_words_match_the_encoder`
+/// checks it), built in registers instead of a byte array.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn header_words(
+    size: u16,
+    flags: u16,
+    tid: u32,
+    pid: u32,
+    timestamp: i64,
+    provider: [u64; 2],
+    d: &EventDescriptor,
+    activity: &Guid,
+) -> [u64; 10] {
+    let activity = guid_words(activity);
+    [
+        // Size, HeaderType 0x13 (EVENT_HEADER64), MarkerFlags 0xC0, Flags, EventProperty 0
+        u64::from(size) | 0x13 << 16 | 0xC0 << 24 | u64::from(flags) << 32,
+        u64::from(tid) | u64::from(pid) << 32,
+        timestamp as u64,
+        provider[0],
+        provider[1],
+        u64::from(d.id)
+            | u64::from(d.version) << 16
+            | u64::from(d.channel.0) << 24
+            | u64::from(d.level.0) << 32
+            | u64::from(d.opcode.0) << 40
+            | u64::from(d.task.0) << 48,
+        d.keyword.0,
+        0, // KernelTime, UserTime
+        activity[0],
+        activity[1],
+    ]
 }
 
 /// What every copy of one event shares.
@@ -213,8 +320,26 @@ impl Provider {
     /// way.
     #[inline]
     pub fn write(&self, descriptor: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
+        // P1: with no session the inlined part is two loads, a test and a branch; the
+        // descriptor is not touched until some session listens.
+        if !self.is_enabled() {
+            return Ok(());
+        }
+        // Keeps the compiler from loading the descriptor's level and keyword ahead of the
+        // test above (it emits no instruction).
+        std::sync::atomic::compiler_fence(Ordering::Acquire);
+        self.write_listened(descriptor, data)
+    }
+
+    /// `write` once some session listens: the provider-side level and keyword check (P2), the
+    /// event-id gate (P4), then the event path.
+    #[inline]
+    fn write_listened(&self, descriptor: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
         if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
             return Ok(());
+        }
+        if data.len() <= MAX_EVENT_DATA_DESCRIPTORS && !self.reg.id_may_pass(descriptor.id) {
+            return Ok(()); // FLT-19: every session's filter-in id list leaves this id out (P4)
         }
         self.write_event(descriptor, &WriteOptions::default(), data, false)
     }
@@ -339,7 +464,42 @@ impl Provider {
                 opts.flags
             )));
         }
-        let routes = self.reg.routes.load();
+        if opts.event_name.is_none() && !self.reg.id_may_pass(desc.id) {
+            return Ok(()); // FLT-19: no session's filter-in id list holds this id
+        }
+        self.reg
+            .with_routes(|routes| self.route(routes, desc, opts, data, string_only))
+            .map_err(Refusal::error)
+    }
+
+    /// Step 2 (routing) and on: the sessions of `routes` that take the event.
+    #[inline]
+    fn route(
+        &self,
+        routes: &Routes,
+        desc: &EventDescriptor,
+        opts: &WriteOptions<'_>,
+        data: &[&[u8]],
+        string_only: bool,
+    ) -> std::result::Result<(), Refusal> {
+        if routes.single
+            && opts.related_activity_id.is_none()
+            && opts.filter == 0
+            && opts.flags == 0
+            && opts.event_name.is_none()
+            && opts.tracelogging_metadata.is_none()
+            && self.reg.traits_blob.get().is_none()
+        {
+            // One session, nothing but level and keywords to check, no extended item: the
+            // record is header + payload (the general path below gives the same bytes).
+            let route = &routes[0];
+            if !(route.logger.is_running() && level_keyword_pass(desc, &route.filter)) {
+                return Ok(()); // EVT-02
+            }
+            return with_current(&self.kernel, self.reg.process_key, |t| {
+                self.emit_single(route, desc, opts.activity_id, data, t, string_only)
+            });
+        }
         let ev = EventView {
             descriptor: desc,
             name: opts.event_name,
@@ -362,6 +522,47 @@ impl Provider {
         })
     }
 
+    /// The event path for one session that wants no extended item: no plan tables, no
+    /// all-or-none pre-pass (with one target, the reservation's own answer is the policy's).
+    fn emit_single(
+        &self,
+        route: &Route,
+        desc: &EventDescriptor,
+        activity: Option<&Guid>,
+        data: &[&[u8]],
+        thread: &ThreadState,
+        string_only: bool,
+    ) -> std::result::Result<(), Refusal> {
+        let ticks = self.kernel.inner.clock.event_now();
+        let stamp = Stamp {
+            activity: activity.copied().unwrap_or_else(|| thread.activity_id()),
+            ticks,
+            cpu: thread.cpu.load(Ordering::Relaxed) as usize,
+            tid: thread.tid,
+            string_only,
+        };
+        let size = EVENT_HEADER_SIZE + data.iter().map(|d| d.len()).sum::<usize>();
+        let refusal = match refusal(route, size) {
+            Some(r) => Some(r),
+            None => self.store(route, &[], size, desc, data, stamp).err(),
+        };
+        match refusal {
+            None => Ok(()),
+            Some(r) => {
+                route
+                    .logger
+                    .counters
+                    .events_lost
+                    .fetch_add(1, Ordering::Relaxed);
+                if is_independent(route) {
+                    Ok(()) // EVT-10
+                } else {
+                    Err(r)
+                }
+            }
+        }
+    }
+
     fn emit(
         &self,
         desc: &EventDescriptor,
@@ -370,7 +571,7 @@ impl Provider {
         targets: &[Option<(&Route, bool)>],
         thread: &ThreadState,
         string_only: bool,
-    ) -> Result<()> {
+    ) -> std::result::Result<(), Refusal> {
         let kernel = &self.kernel.inner;
         let ticks = kernel.clock.event_now();
         let activity = opts
@@ -441,18 +642,7 @@ impl Provider {
             let size = EVENT_HEADER_SIZE
                 + items[..k].iter().map(Item::encoded_len).sum::<usize>()
                 + payload_len;
-            let capacity = route.logger.pool.capacity() as usize;
-            let refusal = if size > MAX_EVENT_SIZE {
-                Some(Refusal::TooLarge(size))
-            } else if align8(size) > capacity {
-                Some(Refusal::LargerThanBuffer(size, capacity))
-            } else if route.logger.realtime.load(Ordering::Relaxed)
-                && route.logger.rt.full.load(Ordering::Acquire)
-            {
-                Some(Refusal::BacklogFull)
-            } else {
-                None
-            };
+            let refusal = refusal(route, size);
             plans[i] = Some(Plan {
                 route,
                 items,
@@ -463,13 +653,7 @@ impl Provider {
         }
 
         // EVT-09: the dependent (non-independent) targets take it all or none.
-        let independent = |p: &Plan<'_>| {
-            p.route
-                .logger
-                .cfg
-                .mode
-                .contains(LogFileMode::INDEPENDENT_SESSION)
-        };
+        let independent = |p: &Plan<'_>| is_independent(p.route);
         // Whether each dependent target has room is asked once: under threads a second look
         // can answer differently (the logger freed a buffer in between), and then an event
         // refused for lack of room would be neither recorded nor counted as lost.
@@ -515,7 +699,16 @@ impl Provider {
             };
             let refusal = match refusal {
                 Some(r) => Some(r),
-                None => self.store(plan, desc, data, stamp).err(),
+                None => self
+                    .store(
+                        plan.route,
+                        &plan.items[..plan.item_count],
+                        plan.size,
+                        desc,
+                        data,
+                        stamp,
+                    )
+                    .err(),
             };
             if let Some(r) = refusal {
                 plan.route
@@ -524,7 +717,7 @@ impl Provider {
                     .events_lost
                     .fetch_add(1, Ordering::Relaxed);
                 if dependent && result.is_ok() {
-                    result = Err(r.error());
+                    result = Err(r);
                 }
             }
         }
@@ -535,17 +728,20 @@ impl Provider {
     /// in-flight count, and re-checks that the session still takes writes inside it: a STOP
     /// that began after the routing check waits for this write before its final flush, or
     /// this write sees the stop and stores nothing (the event came after the stop began).
+    #[inline(always)]
     fn store(
         &self,
-        plan: &Plan<'_>,
+        route: &Route,
+        items: &[Item<'_>],
+        size: usize,
         desc: &EventDescriptor,
         data: &[&[u8]],
         stamp: Stamp,
     ) -> std::result::Result<(), Refusal> {
-        let pool = &plan.route.logger.pool;
+        let pool = &route.logger.pool;
         pool.enter(stamp.cpu);
-        let result = if plan.route.logger.accepts_writes() {
-            self.store_in_buffer(plan, desc, data, stamp)
+        let result = if route.logger.accepts_writes() {
+            self.store_in_buffer(route, items, size, desc, data, stamp)
         } else {
             Ok(())
         };
@@ -553,25 +749,28 @@ impl Provider {
         result
     }
 
+    #[inline(always)]
     fn store_in_buffer(
         &self,
-        plan: &Plan<'_>,
+        route: &Route,
+        items: &[Item<'_>],
+        size: usize,
         desc: &EventDescriptor,
         data: &[&[u8]],
         stamp: Stamp,
     ) -> std::result::Result<(), Refusal> {
-        let ctx = &plan.route.logger;
+        let ctx = &route.logger;
         let res = ctx
             .pool
-            .reserve(stamp.cpu, align8(plan.size) as u64)
+            .reserve(stamp.cpu, align8(size) as u64)
             .map_err(|e| match e {
                 ReserveError::TooBig => {
-                    Refusal::LargerThanBuffer(plan.size, ctx.pool.capacity() as usize)
+                    Refusal::LargerThanBuffer(sat32(size), sat32(ctx.pool.capacity() as usize))
                 }
                 ReserveError::NoBuffer => Refusal::NoBuffer,
             })?;
         let mut flags = 0;
-        if plan.item_count > 0 {
+        if !items.is_empty() {
             flags |= header_flags::EXTENDED_INFO;
         }
         if ctx.private_owner.is_some() {
@@ -580,43 +779,104 @@ impl Provider {
         if stamp.string_only {
             flags |= header_flags::STRING_ONLY;
         }
-        let header = EventHeader {
-            size: plan.size as u16,
-            header_type: 0x13,
+        let head = header_words(
+            size as u16,
             flags,
-            event_property: 0,
-            thread_id: stamp.tid,
-            process_id: self.reg.pid,
-            timestamp: ctx.clock.raw(stamp.ticks, ctx.cfg.clock),
-            provider_id: self.reg.guid,
-            descriptor: *desc,
-            kernel_time: 0,
-            user_time: 0,
-            activity_id: stamp.activity,
-        };
-        let mut head = [0u8; EVENT_HEADER_SIZE];
-        encode_event_header(&header, &mut head);
-        let mut w = Words {
-            out: ctx.pool.reserved(&res, align8(plan.size) as u64).iter(),
-            acc: 0,
-            fill: 0,
-        };
-        w.put(&head);
-        let items = &plan.items[..plan.item_count];
-        for (k, item) in items.iter().enumerate() {
-            let linkage: u16 = u16::from(k + 1 < items.len());
-            w.put(&(item.encoded_len() as u16).to_le_bytes());
-            w.put(&item.ext().to_le_bytes());
-            w.put(&linkage.to_le_bytes());
-            w.put(&(item.data_len() as u16).to_le_bytes());
-            item.write(&mut w);
+            stamp.tid,
+            self.reg.pid,
+            ctx.clock.raw(stamp.ticks, ctx.cfg.clock),
+            self.reg.guid_words,
+            desc,
+            &stamp.activity,
+        );
+        let words = ctx.pool.reserved(&res, align8(size) as u64);
+        let (head_words, rest) = words.split_at(head.len());
+        for (w, v) in head_words.iter().zip(head) {
+            w.store(v, Ordering::Relaxed);
+        }
+        if let ([], [payload]) = (items, data) {
+            // The common record: header + one data block, no extended item.
+            store_bytes(rest, payload);
+        } else {
+            let mut w = Words {
+                out: rest.iter(),
+                acc: 0,
+                fill: 0,
+            };
+            for (k, item) in items.iter().enumerate() {
+                let linkage: u16 = u16::from(k + 1 < items.len());
+                w.put(&(item.encoded_len() as u16).to_le_bytes());
+                w.put(&item.ext().to_le_bytes());
+                w.put(&linkage.to_le_bytes());
+                w.put(&(item.data_len() as u16).to_le_bytes());
+                item.write(&mut w);
+                w.pad8();
+            }
+            for d in data {
+                w.put(d);
+            }
             w.pad8();
         }
-        for d in data {
-            w.put(d);
-        }
-        w.pad8();
         ctx.pool.commit(res);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use etwsim_types::record::{EventHeader, encode_event_header};
+    use etwsim_types::{Channel, Keyword, Level, Opcode, Task};
+
+    #[test]
+    fn header_words_match_the_encoder() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..1000 {
+            let d = EventDescriptor {
+                id: next() as u16,
+                version: next() as u8,
+                channel: Channel(next() as u8),
+                level: Level(next() as u8),
+                opcode: Opcode(next() as u8),
+                task: Task(next() as u16),
+                keyword: Keyword(next()),
+            };
+            let provider = Guid::from_u128(u128::from(next()) << 64 | u128::from(next()));
+            let activity = Guid::from_u128(u128::from(next()) << 64 | u128::from(next()));
+            let h = EventHeader {
+                size: next() as u16,
+                header_type: 0x13,
+                flags: next() as u16,
+                event_property: 0,
+                thread_id: next() as u32,
+                process_id: next() as u32,
+                timestamp: next() as i64,
+                provider_id: provider,
+                descriptor: d,
+                kernel_time: 0,
+                user_time: 0,
+                activity_id: activity,
+            };
+            let mut bytes = [0u8; EVENT_HEADER_SIZE];
+            encode_event_header(&h, &mut bytes);
+            let words = header_words(
+                h.size,
+                h.flags,
+                h.thread_id,
+                h.process_id,
+                h.timestamp,
+                guid_words(&provider),
+                &d,
+                &activity,
+            );
+            let from_words: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            assert_eq!(from_words, bytes);
+        }
     }
 }
