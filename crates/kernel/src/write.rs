@@ -290,6 +290,16 @@ fn header_words(
     ]
 }
 
+/// One write's arguments, passed by one reference through the closures of the event path
+/// (closures that capture a single pointer move cheaply).
+#[derive(Copy, Clone)]
+struct Call<'a> {
+    desc: &'a EventDescriptor,
+    opts: &'a WriteOptions<'a>,
+    data: &'a [&'a [u8]],
+    string_only: bool,
+}
+
 /// What every copy of one event shares.
 #[derive(Copy, Clone)]
 struct Stamp {
@@ -467,21 +477,26 @@ impl Provider {
         if opts.event_name.is_none() && !self.reg.id_may_pass(desc.id) {
             return Ok(()); // FLT-19: no session's filter-in id list holds this id
         }
+        let call = Call {
+            desc,
+            opts,
+            data,
+            string_only,
+        };
         self.reg
-            .with_routes(|routes| self.route(routes, desc, opts, data, string_only))
+            .with_routes(|routes| self.route(routes, &call))
             .map_err(Refusal::error)
     }
 
     /// Step 2 (routing) and on: the sessions of `routes` that take the event.
     #[inline]
-    fn route(
-        &self,
-        routes: &Routes,
-        desc: &EventDescriptor,
-        opts: &WriteOptions<'_>,
-        data: &[&[u8]],
-        string_only: bool,
-    ) -> std::result::Result<(), Refusal> {
+    fn route(&self, routes: &Routes, call: &Call<'_>) -> std::result::Result<(), Refusal> {
+        let Call {
+            desc,
+            opts,
+            data,
+            string_only,
+        } = *call;
         if routes.single
             && opts.related_activity_id.is_none()
             && opts.filter == 0
@@ -497,7 +512,7 @@ impl Provider {
                 return Ok(()); // EVT-02
             }
             return with_current(&self.kernel, self.reg.process_key, |t| {
-                self.emit_single(route, desc, opts.activity_id, data, t, string_only)
+                self.emit_single(route, call, t)
             });
         }
         let ev = EventView {
@@ -527,12 +542,16 @@ impl Provider {
     fn emit_single(
         &self,
         route: &Route,
-        desc: &EventDescriptor,
-        activity: Option<&Guid>,
-        data: &[&[u8]],
+        call: &Call<'_>,
         thread: &ThreadState,
-        string_only: bool,
     ) -> std::result::Result<(), Refusal> {
+        let Call {
+            desc,
+            opts,
+            data,
+            string_only,
+        } = *call;
+        let activity = opts.activity_id;
         let ticks = self.kernel.inner.clock.event_now();
         let stamp = Stamp {
             activity: activity.copied().unwrap_or_else(|| thread.activity_id()),
