@@ -197,7 +197,7 @@ impl RegEntry {
     /// table from the `ArcSwap` and caches it. A cached table can outlive its replacement
     /// until this thread writes again (at most four per thread); a session it names that has
     /// stopped is not written to (`is_running`).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn with_routes<R>(&self, f: impl FnOnce(&Routes) -> R) -> R {
         let version = self.routes_version.load(Ordering::Acquire);
         let mut f = Some(f);

@@ -220,7 +220,7 @@ pub(crate) fn local_activity_id(counter: u64, kernel_id: u64) -> Guid {
 /// Runs `f` with the simulated thread a write of process `process_key` runs on. `f` runs
 /// inside a shared borrow of the thread-local list it found the thread in (no reference-count
 /// traffic per write); it must not enter or leave simulated threads.
-#[inline]
+#[inline(always)]
 pub(crate) fn with_current<R>(
     kernel: &crate::Kernel,
     process_key: u64,

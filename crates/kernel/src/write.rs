@@ -30,6 +30,7 @@ use etwsim_types::record::{
     ext_type, header_flags,
 };
 use etwsim_types::{EnableProperty, EventDescriptor, Guid, Keyword, Level, LogFileMode};
+use std::num::NonZeroU64;
 use std::sync::atomic::Ordering;
 
 /// `EVENT_WRITE_FLAG_NO_FAULTING` (EVT-04).
@@ -174,15 +175,12 @@ fn store_bytes(words: &[crate::sync::AtomicU64], bytes: &[u8]) {
     }
 }
 
-/// Why one target cannot take the event. Small (12 bytes) on purpose: it travels back up
-/// the write path in registers; sizes beyond `u32::MAX` are reported as `u32::MAX`.
-#[derive(Copy, Clone, Debug)]
-enum Refusal {
-    TooLarge(u32),
-    LargerThanBuffer(u32, u32),
-    NoBuffer,
-    BacklogFull,
-}
+/// Why one target cannot take the event, packed in one non-zero word so that
+/// `Result<(), Refusal>` is a single register on its way back up the write path (a wider value
+/// goes through memory and stalls the return): bits 0–2 the kind, 3–34 the record size
+/// (saturating at `u32::MAX`), 35–63 the buffer capacity (at most 16 MB, it fits).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Refusal(NonZeroU64);
 
 /// `n` as a `u32`, saturating.
 #[inline]
@@ -191,18 +189,40 @@ fn sat32(n: usize) -> u32 {
 }
 
 impl Refusal {
+    const TOO_LARGE: u64 = 1;
+    const LARGER_THAN_BUFFER: u64 = 2;
+    /// EVT-07: no buffer free and the pool at MaximumBuffers.
+    const NO_BUFFER: Refusal = Refusal(NonZeroU64::new(3).expect("non-zero"));
+    /// EVT-08: a real-time session's backing store is full.
+    const BACKLOG_FULL: Refusal = Refusal(NonZeroU64::new(4).expect("non-zero"));
+    const CAPACITY_MAX: u64 = (1 << 29) - 1;
+
+    fn packed(kind: u64, size: usize, capacity: usize) -> Refusal {
+        let capacity = (capacity as u64).min(Self::CAPACITY_MAX);
+        let v = kind | u64::from(sat32(size)) << 3 | capacity << 35;
+        Refusal(NonZeroU64::new(v).unwrap_or(NonZeroU64::MIN))
+    }
+
+    /// EVT-05: larger than any event may be.
+    fn too_large(size: usize) -> Refusal {
+        Refusal::packed(Self::TOO_LARGE, size, 0)
+    }
+
+    /// EVT-06: larger than the session's buffers can hold.
+    fn larger_than_buffer(size: usize, capacity: usize) -> Refusal {
+        Refusal::packed(Self::LARGER_THAN_BUFFER, size, capacity)
+    }
+
     #[cold]
     fn error(self) -> Error {
-        match self {
-            Refusal::TooLarge(size) => Error::EventTooLarge {
-                size: size as usize,
-            },
-            Refusal::LargerThanBuffer(size, capacity) => Error::EventLargerThanBuffer {
-                size: size as usize,
-                capacity: capacity as usize,
-            },
-            Refusal::NoBuffer => Error::NoFreeBuffer,
-            Refusal::BacklogFull => Error::RealTimeBacklogFull,
+        let v = self.0.get();
+        let size = ((v >> 3) & u64::from(u32::MAX)) as usize;
+        let capacity = (v >> 35) as usize;
+        match v & 7 {
+            Self::TOO_LARGE => Error::EventTooLarge { size },
+            Self::LARGER_THAN_BUFFER => Error::EventLargerThanBuffer { size, capacity },
+            4 => Error::RealTimeBacklogFull,
+            _ => Error::NoFreeBuffer,
         }
     }
 }
@@ -221,13 +241,13 @@ fn synthetic_stack(id: u16) -> [u64; 3] {
 fn refusal(route: &Route, size: usize) -> Option<Refusal> {
     let capacity = route.logger.pool.capacity() as usize;
     if size > MAX_EVENT_SIZE {
-        Some(Refusal::TooLarge(sat32(size)))
+        Some(Refusal::too_large(size))
     } else if align8(size) > capacity {
-        Some(Refusal::LargerThanBuffer(sat32(size), sat32(capacity)))
+        Some(Refusal::larger_than_buffer(size, capacity))
     } else if route.logger.realtime.load(Ordering::Relaxed)
         && route.logger.rt.full.load(Ordering::Acquire)
     {
-        Some(Refusal::BacklogFull)
+        Some(Refusal::BACKLOG_FULL)
     } else {
         None
     }
@@ -707,7 +727,7 @@ impl Provider {
                             .logger
                             .pool
                             .seal_if_full(cpu, align8(plan.size) as u64);
-                        Some(Refusal::NoBuffer)
+                        Some(Refusal::NO_BUFFER)
                     }
                     None => {
                         continue; // it could take it, but another session could not: none does
@@ -784,9 +804,9 @@ impl Provider {
             .reserve(stamp.cpu, align8(size) as u64)
             .map_err(|e| match e {
                 ReserveError::TooBig => {
-                    Refusal::LargerThanBuffer(sat32(size), sat32(ctx.pool.capacity() as usize))
+                    Refusal::larger_than_buffer(size, ctx.pool.capacity() as usize)
                 }
-                ReserveError::NoBuffer => Refusal::NoBuffer,
+                ReserveError::NoBuffer => Refusal::NO_BUFFER,
             })?;
         let mut flags = 0;
         if !items.is_empty() {
@@ -846,6 +866,28 @@ mod tests {
     use super::*;
     use etwsim_types::record::{EventHeader, encode_event_header};
     use etwsim_types::{Channel, Keyword, Level, Opcode, Task};
+
+    #[test]
+    fn refusals_round_trip_through_their_packed_word() {
+        assert_eq!(std::mem::size_of::<std::result::Result<(), Refusal>>(), 8);
+        assert!(matches!(
+            Refusal::too_large(70_000).error(),
+            Error::EventTooLarge { size: 70_000 }
+        ));
+        assert!(matches!(
+            Refusal::too_large(usize::MAX).error(),
+            Error::EventTooLarge { size } if size == u32::MAX as usize
+        ));
+        assert!(matches!(
+            Refusal::larger_than_buffer(5_000, 16 * 1024 * 1024 - 72).error(),
+            Error::EventLargerThanBuffer { size: 5_000, capacity } if capacity == 16 * 1024 * 1024 - 72
+        ));
+        assert!(matches!(Refusal::NO_BUFFER.error(), Error::NoFreeBuffer));
+        assert!(matches!(
+            Refusal::BACKLOG_FULL.error(),
+            Error::RealTimeBacklogFull
+        ));
+    }
 
     #[test]
     fn header_words_match_the_encoder() {
