@@ -3,14 +3,20 @@
 //! large file a deterministic session writes once per run (200,000 events, two CPUs, 64 KB
 //! buffers, some with extended items).
 //!
-//! Two ways of reading each file:
+//! Three ways of reading each file:
 //!
-//! * `read_etl_file_order` — `LogFile::open` and `records()` to the end: every record of the
-//!   data buffers decoded (header, extended items, payload copied), in file order. This is
-//!   what `scripts/bench_dissect.py` times dissect.etl doing on the same files, so the two
-//!   give the P11 ratio side by side (target ≥ 100×).
-//! * `read_etl_merged` — `Reader::open`: the same records merged oldest first across the
-//!   CPUs' buffers with FILETIME conversion, as ProcessTrace delivers them.
+//! * `read_etl_view` — `LogFile::open` and `for_each_record` to the end: every record of the
+//!   data buffers framed and its header decoded, borrowed from the reader's buffer (extended
+//!   items and payload as slices, nothing copied or allocated), in file order; each view's
+//!   kind, timestamp, ids, payload length and extended-item count are read so that nothing
+//!   is optimised away.
+//! * `read_etl_file_order` — `LogFile::open` and `records()` to the end: the same records
+//!   decoded into owned `Record`s (header, extended items, payload copied), in file order.
+//! * `read_etl_merged` — `Reader::open`: the same records, owned, merged oldest first
+//!   across the CPUs' buffers with FILETIME conversion, as ProcessTrace delivers them.
+//!
+//! `scripts/bench_dissect.py` times dissect.etl walking the same files right after, and
+//! prints the P11 ratio (target ≥ 100×) of each of the three against it.
 //!
 //! The large file is written to `<target>/bench-data/large-200k.etl` (the same bytes every
 //! run), where `scripts/bench_dissect.py` finds it. Commands: docs/PERFORMANCE.md.
@@ -109,6 +115,25 @@ fn write_large(path: &Path) -> PathBuf {
     path.to_path_buf()
 }
 
+/// Records in file order, borrowed; the count.
+fn read_view(path: &Path) -> usize {
+    let mut file = LogFile::open(path).expect("the file opens");
+    let mut n = 0;
+    file.for_each_record(|view| {
+        let items = view.as_event().map_or(0, |e| e.extended_data_count());
+        black_box((
+            view.kind(),
+            view.timestamp(),
+            view.thread_id(),
+            view.payload_len(),
+            items,
+        ));
+        n += 1;
+    })
+    .expect("an undamaged file");
+    n
+}
+
 /// Records in file order, all decoded; the count.
 fn read_file_order(path: &Path) -> usize {
     let mut file = LogFile::open(path).expect("the file opens");
@@ -136,13 +161,22 @@ fn bench(c: &mut Criterion) {
     std::fs::create_dir_all(&dir).expect("the bench-data folder");
     let mut files = fixtures();
     files.push(write_large(&dir.join("large-200k.etl")));
+    // Every way of reading sees the same records.
+    let counts: Vec<usize> = files.iter().map(|p| read_file_order(p)).collect();
     for (group, read) in [
-        ("read_etl_file_order", read_file_order as fn(&Path) -> usize),
+        ("read_etl_view", read_view as fn(&Path) -> usize),
+        ("read_etl_file_order", read_file_order),
         ("read_etl_merged", read_merged),
     ] {
         let mut g = c.benchmark_group(group);
-        for path in &files {
+        for (path, &expected) in files.iter().zip(&counts) {
             let records = read(path);
+            assert_eq!(
+                records,
+                expected,
+                "{group}: {} records as records() reads",
+                path.display()
+            );
             let name = path
                 .file_stem()
                 .map_or_else(String::new, |s| s.to_string_lossy().into_owned());

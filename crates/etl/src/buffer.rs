@@ -11,7 +11,8 @@
 use crate::bytes::Bytes;
 use crate::error::{Error, Result};
 use crate::header::check_buffer_size;
-use crate::record::{Decoded, Record, decode_record};
+use crate::record::Record;
+use crate::view::{Frame, frame};
 use etwsim_types::BufferContext;
 use etwsim_types::record::{BUFFER_HEADER_SIZE, BufferHeader, align8, buffer_flags, buffer_type};
 
@@ -57,9 +58,23 @@ pub(crate) fn check_header(b: Bytes<'_>, expected_size: u32) -> Result<BufferHea
     Ok(h)
 }
 
-/// Decodes the records of a checked buffer, in buffer order, stopping at the end marker or
-/// the first damage. Each record is handed to `each`; returns the damage, if any.
-pub(crate) fn walk(b: Bytes<'_>, h: &BufferHeader, mut each: impl FnMut(Record)) -> Option<Error> {
+/// The context every record of a buffer gets from its header (EVT-23).
+pub(crate) fn context(h: &BufferHeader) -> BufferContext {
+    BufferContext {
+        processor_index: h.processor,
+        logger_id: h.logger_id,
+    }
+}
+
+/// Frames the records of a checked buffer in buffer order, stopping at the end marker, the
+/// end of its used bytes or the first damage. Each sound record is handed to `each` with
+/// its offset in the buffer; returns the damage, if any. Reads only the record headers and
+/// allocates nothing unless there is damage to report.
+pub(crate) fn walk<'a>(
+    b: Bytes<'a>,
+    h: &BufferHeader,
+    mut each: impl FnMut(usize, Frame<'a>),
+) -> Option<Error> {
     let used = h.used as usize;
     if b.len() < used {
         return Some(Error::truncated(
@@ -69,19 +84,15 @@ pub(crate) fn walk(b: Bytes<'_>, h: &BufferHeader, mut each: impl FnMut(Record))
             b.len() as u64,
         ));
     }
-    let ctx = BufferContext {
-        processor_index: h.processor,
-        logger_id: h.logger_id,
-    };
     let region = b.head(used);
     let mut at = BUFFER_HEADER_SIZE;
     while at < used {
-        match decode_record(region.tail(at), ctx) {
-            Ok(Decoded::Record(r, n)) => {
-                each(r);
-                at += n;
+        match frame(region.tail(at)) {
+            Ok(Some(f)) => {
+                each(at, f);
+                at += f.used;
             }
-            Ok(Decoded::End) => break,
+            Ok(None) => break,
             Err(e) => return Some(e),
         }
     }
@@ -110,8 +121,9 @@ pub fn decode_buffer(buffer: &[u8], file_offset: u64) -> Result<DecodedBuffer> {
     let b = Bytes::new(buffer, file_offset);
     let size = b.u32(0, "WMI_BUFFER_HEADER BufferSize")?;
     let header = check_header(b, size)?;
+    let ctx = context(&header);
     let mut records = Vec::new();
-    let damage = walk(b, &header, |r| records.push(r));
+    let damage = walk(b, &header, |_, f| records.push(f.view(ctx).to_record()));
     Ok(DecodedBuffer {
         header,
         records,

@@ -2,7 +2,6 @@
 //! slice becomes an [`Error::Truncated`] with the file offset instead of a panic.
 
 use crate::error::{Error, Result};
-use etwsim_types::Guid;
 
 /// A slice and the file offset of its first byte.
 #[derive(Copy, Clone, Debug)]
@@ -76,11 +75,6 @@ impl<'a> Bytes<'a> {
 
     pub(crate) fn i64(&self, at: usize, what: &'static str) -> Result<i64> {
         self.array(at, what).map(i64::from_le_bytes)
-    }
-
-    /// A GUID in Windows byte order.
-    pub(crate) fn guid(&self, at: usize, what: &'static str) -> Result<Guid> {
-        self.array(at, what).map(Guid::from_bytes_le)
     }
 }
 

@@ -16,7 +16,7 @@
 
 use crate::bytes::{Bytes, PutLe, patch_i64, patch_u32, utf16z};
 use crate::error::{Error, Result};
-use crate::record::{Decoded, Record, decode_record};
+use crate::view::{RecordView, frame};
 use etwsim_types::record::{
     BUFFER_HEADER_SIZE, BufferHeader, CPU_SPEED_MHZ, QPC_FREQUENCY, TRACE_HEADER_MARKER, align8,
     buffer_flags, buffer_type, header_type,
@@ -243,6 +243,19 @@ impl LogfileHeader {
         if per_second <= 0 {
             return None;
         }
+        // In 64 bits when nothing overflows (every timestamp of a session shorter than
+        // ~29 years at 10 MHz): the same value as the 128-bit path below, without a
+        // software 128-bit division per record.
+        if let (Ok(per_second), Some(delta)) =
+            (i64::try_from(per_second), raw.checked_sub(self.start_raw))
+        {
+            let ticks = delta
+                .checked_mul(10_000_000)
+                .map(|d| d.div_euclid(per_second));
+            if let Some(t) = ticks.and_then(|t| self.start_time.checked_add(t)) {
+                return Some(t);
+            }
+        }
         let delta = i128::from(raw) - i128::from(self.start_raw);
         let ticks = (delta * 10_000_000).div_euclid(per_second);
         let t = i128::from(self.start_time) + ticks;
@@ -461,16 +474,17 @@ impl LogfileHeader {
         };
         let mut at = align8(size).min(r.len());
         while at < r.len() {
-            match decode_record(r.tail(at), BufferContext::default()) {
-                Ok(Decoded::Record(Record::Trace(t), n)) => {
-                    if t.hook_id == HOOK_PARTITION_INFO && t.group() == 0 {
-                        header.partition_info = Some(t.payload);
-                        break;
+            match frame(r.tail(at)) {
+                Ok(Some(f)) => {
+                    if let RecordView::Trace(t) = f.view(BufferContext::default()) {
+                        if t.hook_id == HOOK_PARTITION_INFO && t.group() == 0 {
+                            header.partition_info = Some(t.payload.to_vec());
+                            break;
+                        }
                     }
-                    at += n;
+                    at += f.used;
                 }
-                Ok(Decoded::Record(_, n)) => at += n,
-                Ok(Decoded::End) | Err(_) => break,
+                Ok(None) | Err(_) => break,
             }
         }
         Ok(header)
@@ -646,6 +660,52 @@ mod tests {
         assert_eq!(h.to_filetime(1), None);
     }
 
+    #[test]
+    fn the_64_bit_shortcut_converts_as_the_128_bit_formula() {
+        // rule: SES-65 — FILETIME = StartTime + (raw − anchor) × 10⁷ / PerfFreq, rounded
+        // down, clamped to i64; checked where 64 bits overflow and where they do not.
+        let reference = |h: &LogfileHeader, raw: i64, per_second: i128| {
+            let delta = i128::from(raw) - i128::from(h.start_raw);
+            let t = i128::from(h.start_time) + (delta * 10_000_000).div_euclid(per_second);
+            t.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+        };
+        let mut h = sample();
+        let raws = [
+            i64::MIN,
+            i64::MIN + 1,
+            -7,
+            0,
+            1,
+            4_999,
+            5_000,
+            5_001,
+            922_337_203_685,
+            922_337_203_686,
+            i64::MAX / 10_000_000,
+            i64::MAX / 10_000_000 + 1,
+            i64::MAX - 1,
+            i64::MAX,
+        ];
+        for (clock, per_second) in [(1u32, 10_000_000i64), (1, 3), (1, i64::MAX), (3, 0)] {
+            h.reserved_flags = clock;
+            h.perf_freq = per_second;
+            h.cpu_speed_mhz = 3_000;
+            let per_second = match clock {
+                3 => 3_000_000_000,
+                _ => i128::from(per_second),
+            };
+            for start_time in [h.start_time, i64::MAX - 5, i64::MIN + 5] {
+                h.start_time = start_time;
+                for &raw in &raws {
+                    assert_eq!(
+                        h.to_filetime(raw),
+                        Some(reference(&h, raw, per_second)),
+                        "clock {clock}, raw {raw}, start {start_time}"
+                    );
+                }
+            }
+        }
+    }
     #[test]
     fn damaged_header_buffers_are_errors() {
         let b = sample().encode_buffer().unwrap();

@@ -10,9 +10,10 @@
 //! | [`Writer`], [`WriterOptions`] | the logger's file I/O, `EVENT_TRACE_PROPERTIES` file fields | writes flushed buffers to files: SEQUENTIAL, CIRCULAR, NEWFILE, APPEND, PREALLOCATE |
 //! | [`WriteOutcome`], [`CloseStats`], [`CloseSummary`] | | what became of a buffer; the statistics written at close |
 //! | [`Reader`], [`ReadOptions`] | `OpenTrace` + `ProcessTrace` on files | one or more files, records oldest first, FILETIME or raw timestamps |
-//! | [`LogFile`] | one `.etl` file | its header, its records in file order, its damage |
+//! | [`LogFile`] | one `.etl` file | its header, its records in file order (owned, or borrowed through [`LogFile::for_each_record`]), its damage |
 //! | [`LogfileHeader`], [`TimeZoneInformation`] | `TRACE_LOGFILE_HEADER`, `TIME_ZONE_INFORMATION` | buffer 0, both ways |
 //! | [`Record`] | a record in a buffer | an [`EventRecord`] or a [`TraceRecord`] |
+//! | [`RecordView`], [`EventView`], [`TraceView`], [`ExtendedItemView`] | | a record borrowed from the buffer it was read from; `to_record()` copies it out |
 //! | [`TraceRecord`], [`RecordKind`] | `SYSTEM_TRACE_HEADER`, `PERFINFO_TRACE_HEADER`, `EVENT_TRACE_HEADER`, `EVENT_INSTANCE_GUID_HEADER`, `MESSAGE_TRACE_HEADER` | every non-`EVENT_HEADER` record |
 //! | [`BufferBuilder`], [`decode_buffer`] | `WMI_BUFFER_HEADER` + records | one data buffer, both ways |
 //! | [`Error`] | | what failed, and at which file offset |
@@ -87,6 +88,7 @@ mod error;
 pub mod header;
 mod reader;
 pub mod record;
+mod view;
 mod writer;
 
 pub use buffer::{BufferBuilder, DecodedBuffer, decode_buffer};
@@ -96,6 +98,7 @@ pub use reader::{FileRecords, LogFile, MAX_FILES, ReadOptions, Reader};
 pub use record::{
     InstanceInfo, MessageInfo, Record, RecordKind, TraceRecord, encode_event, message_flags,
 };
+pub use view::{EventView, ExtendedItemView, ExtendedItems, RecordView, TraceView};
 pub use writer::{
     Backend, CloseStats, CloseSummary, DEFAULT_START_FILETIME, OpenMode, Opener, WriteOutcome,
     Writer, WriterOptions,

@@ -4,14 +4,24 @@
 //!
 //! Opening a file reads buffer 0 (the logfile header, format reference §3) and then checks
 //! every buffer once — its `WMI_BUFFER_HEADER` and the chain of records in its used bytes
-//! (§2, §4, §7) — remembering, per buffer, its CPU, sequence number and how many records
-//! are sound. Reading then decodes one buffer at a time, so memory stays at one buffer per
-//! CPU stream whatever the file's size. The first damage found (a truncated last buffer, a
-//! bad buffer header, an undecodable record, fewer buffers than the header's
-//! `BuffersWritten`) ends the file: every record stored before it is delivered, then the
-//! damage as an error. A buffer whose header is all zeros ends the file quietly — that is
-//! the unused tail of a preallocated file (SES-36) — unless `BuffersWritten` counts more.
-//! A file with more buffers than `BuffersWritten` is read whole: its writer never closed it.
+//! (§2, §4, §7) — remembering, per buffer, its CPU, sequence number, how many records are
+//! sound and where the last of them ends. That scan only *frames* each record (marker,
+//! `Size`, extended-item chain, extra words, message options: everything that decides
+//! damage); it decodes no field and allocates nothing per record. The first damage found
+//! (a truncated last buffer, a bad buffer header, an undecodable record, fewer buffers than
+//! the header's `BuffersWritten`) ends the file: every record stored before it is
+//! delivered, then the damage as an error. A buffer whose header is all zeros ends the
+//! file quietly — that is the unused tail of a preallocated file (SES-36) — unless
+//! `BuffersWritten` counts more. A file with more buffers than `BuffersWritten` is read
+//! whole: its writer never closed it.
+//!
+//! Reading then loads buffers — consecutive ones together, up to 1 MiB per read, each only
+//! up to its last sound record — into memory that is allocated once and reused, and
+//! decodes their records one by one straight from it: borrowed
+//! ([`LogFile::for_each_record`], a [`RecordView`](crate::RecordView) per record, no
+//! allocation) or owned ([`LogFile::records`], [`Reader`]: the same view copied out).
+//! Memory stays at 1 MiB (or one buffer, if larger) per file, and one buffer per CPU stream
+//! when merging, whatever the file's size.
 //!
 //! The merge: each CPU's buffers form one stream, ordered by `SequenceNumber` (which also
 //! puts a wrapped circular file back in time order, BUF-10), and the streams of all files
@@ -21,46 +31,78 @@
 //! interleave correctly; a record without a timestamp (a WPP message without the TIMESTAMP
 //! option) sorts with the record before it.
 
-use crate::buffer::{check_header, walk};
+use crate::buffer::{check_header, context, walk};
 use crate::bytes::Bytes;
 use crate::error::{Error, Result};
 use crate::header::{LOGFILE_HEADER_OFFSET, LogfileHeader};
 use crate::record::Record;
+use crate::view::{Frame, RecordView, frame};
+use etwsim_types::BufferContext;
 use etwsim_types::record::{BUFFER_HEADER_SIZE, header_flags, header_type};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::convert::Infallible;
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 /// The most files one [`Reader`] takes, as ProcessTrace (CON-03).
 pub const MAX_FILES: usize = 64;
 
-trait Source: Send {
-    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
+/// Where a file's bytes come from.
+enum Source {
+    File(File),
+    Memory(Vec<u8>),
 }
 
-impl Source for File {
+impl Source {
+    /// Fills `buf` with the bytes at `offset`.
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        self.seek(SeekFrom::Start(offset))?;
-        self.read_exact(buf)
+        match self {
+            Source::File(f) => read_exact_at(f, offset, buf),
+            Source::Memory(m) => {
+                let src = usize::try_from(offset)
+                    .ok()
+                    .and_then(|o| m.get(o..o.checked_add(buf.len())?))
+                    .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
+                buf.copy_from_slice(src);
+                Ok(())
+            }
+        }
+    }
+
+    /// Reads `len` bytes at `offset` into `scratch`, which grows to the largest read and is
+    /// never shrunk or cleared (no allocation or zeroing per buffer), and returns them.
+    fn read_into<'s>(
+        &mut self,
+        offset: u64,
+        len: usize,
+        scratch: &'s mut Vec<u8>,
+    ) -> io::Result<&'s [u8]> {
+        if scratch.len() < len {
+            scratch.resize(len, 0);
+        }
+        let buf = &mut scratch[..len];
+        self.read_at(offset, buf)?;
+        Ok(buf)
     }
 }
 
-struct Memory(Vec<u8>);
-
-impl Source for Memory {
-    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        let src = usize::try_from(offset)
-            .ok()
-            .and_then(|o| self.0.get(o..o.checked_add(buf.len())?))
-            .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
-        buf.copy_from_slice(src);
-        Ok(())
-    }
+/// One positioned read (`pread`): no seek, one system call.
+#[cfg(unix)]
+fn read_exact_at(f: &mut File, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(f, buf, offset)
 }
 
-/// What the scan learned about one readable data buffer.
+#[cfg(not(unix))]
+fn read_exact_at(f: &mut File, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    f.seek(SeekFrom::Start(offset))?;
+    f.read_exact(buf)
+}
+
+/// What the scan learned about one readable buffer.
 #[derive(Copy, Clone, Debug)]
 struct BufferMeta {
     /// Position in the file (buffer 0 is the header buffer).
@@ -71,9 +113,141 @@ struct BufferMeta {
     flush_timestamp: i64,
     /// Sound records at the start of the buffer.
     records: u32,
+    /// Bytes from the buffer's start to the end of its last sound record (pad included):
+    /// all a reader loads.
+    end: u32,
 }
 
-/// One opened `.etl` file: its logfile header, and its records in file order.
+/// Bytes one read takes at most when several buffers follow each other in the file (the
+/// scan, file-order reads): one system call per MiB rather than per buffer.
+const READ_CHUNK: u64 = 1 << 20;
+
+/// How many of `buffers` (from the first) one read loads: buffers that follow each other
+/// in the file, within [`READ_CHUNK`] (at least one).
+fn run_len(buffers: &[BufferMeta], stride: u64) -> usize {
+    let Some(first) = buffers.first() else {
+        return 0;
+    };
+    let max = (READ_CHUNK / stride).max(1);
+    buffers
+        .iter()
+        .enumerate()
+        .take_while(|(i, m)| u64::from(m.index) == u64::from(first.index) + *i as u64)
+        .take(max as usize)
+        .count()
+}
+
+/// Reads the buffers of `run` (consecutive in the file; the last only up to its last
+/// sound record) with one read into `scratch`; returns the bytes read.
+fn read_run(
+    source: &mut Source,
+    path: &Path,
+    stride: u64,
+    run: &[BufferMeta],
+    scratch: &mut Vec<u8>,
+) -> Result<usize> {
+    let (Some(first), Some(last)) = (run.first(), run.last()) else {
+        return Ok(0);
+    };
+    let at = u64::from(first.index) * stride;
+    let len = u64::from(last.index - first.index) * stride + u64::from(last.end);
+    source
+        .read_into(at, len as usize, scratch)
+        .map_err(|e| {
+            let what = if run.len() == 1 {
+                format!("reading buffer {} at offset {at:#x} of", first.index)
+            } else {
+                format!(
+                    "reading buffers {}..={} at offset {at:#x} of",
+                    first.index, last.index
+                )
+            };
+            Error::io(what, path, e)
+        })
+        .map(<[u8]>::len)
+}
+
+/// A position among the sound records of one loaded buffer.
+#[derive(Copy, Clone, Debug, Default)]
+struct Cursor {
+    /// Where the buffer starts in the loaded bytes.
+    start: usize,
+    /// File offset of the buffer.
+    base: u64,
+    /// Bytes of the buffer that hold records: its used bytes, at most what was read.
+    used: usize,
+    /// Offset of the next record in the buffer.
+    at: usize,
+    /// Sound records still to come, as the scan counted them.
+    left: u32,
+    ctx: BufferContext,
+}
+
+impl Cursor {
+    /// Points at the first record of buffer `meta` in `loaded`, the bytes [`read_run`]
+    /// read for a run starting with buffer `first`, after checking the buffer's header
+    /// again.
+    fn start(
+        loaded: &[u8],
+        first: u32,
+        buffer_size: u32,
+        meta: &BufferMeta,
+        path: &Path,
+    ) -> Result<Cursor> {
+        let stride = buffer_size as usize;
+        let start = (meta.index - first) as usize * stride;
+        let bytes = loaded
+            .get(start..loaded.len().min(start + stride))
+            .unwrap_or_default();
+        let base = u64::from(meta.index) * u64::from(buffer_size);
+        let h = check_header(Bytes::new(bytes, base), buffer_size).map_err(|e| e.in_file(path))?;
+        Ok(Cursor {
+            start,
+            base,
+            used: (h.used as usize).min(bytes.len()),
+            at: BUFFER_HEADER_SIZE,
+            left: meta.records,
+            ctx: context(&h),
+        })
+    }
+
+    /// Frames the next record of the buffer in `loaded` (what [`read_run`] read); `None`
+    /// after the last sound record. An error (the file changed since it was checked) ends
+    /// it.
+    #[inline]
+    fn next<'a>(&mut self, loaded: &'a [u8]) -> Option<Result<Frame<'a>>> {
+        if self.left == 0 {
+            return None;
+        }
+        let bytes = loaded
+            .get(self.start..self.start + self.used)
+            .unwrap_or_default();
+        let region = Bytes::new(bytes, self.base);
+        if self.at < region.len() {
+            match frame(region.tail(self.at)) {
+                Ok(Some(f)) => {
+                    self.at += f.used;
+                    self.left -= 1;
+                    return Some(Ok(f));
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    self.left = 0;
+                    return Some(Err(e));
+                }
+            }
+        }
+        self.left = 0;
+        Some(Err(Error::corrupt(
+            "buffer",
+            self.base,
+            "fewer records than when the file was opened",
+        )))
+    }
+}
+
+/// One opened `.etl` file: its logfile header, and its records in file order — owned
+/// ([`records`](Self::records)) or borrowed ([`for_each_record`](Self::for_each_record)).
 ///
 /// ```
 /// # fn main() -> Result<(), etwsim_etl::Error> {
@@ -92,11 +266,14 @@ struct BufferMeta {
 /// ```
 pub struct LogFile {
     path: PathBuf,
-    source: Box<dyn Source>,
+    source: Source,
     header: LogfileHeader,
     header_records: u32,
+    header_end: u32,
     buffers: Vec<BufferMeta>,
     damage: Option<Error>,
+    /// The one buffer file-order reads load into.
+    scratch: Vec<u8>,
 }
 
 impl std::fmt::Debug for LogFile {
@@ -109,6 +286,19 @@ impl std::fmt::Debug for LogFile {
     }
 }
 
+/// Counts the sound records of a checked buffer; returns them, where the last ends, and
+/// the damage after them.
+fn count(b: Bytes<'_>, h: &etwsim_types::BufferHeader) -> (u32, u32, Option<Error>) {
+    let mut n = 0u32;
+    let mut end = BUFFER_HEADER_SIZE;
+    let damage = walk(b, h, |at, f| {
+        n += 1;
+        end = at + f.used;
+    });
+    // Within one buffer (at most 16 MiB): the end fits.
+    (n, end as u32, damage)
+}
+
 impl LogFile {
     /// Opens and checks a file.
     ///
@@ -118,13 +308,12 @@ impl LogFile {
     /// open: see [`damage`](Self::damage).
     pub fn open(path: impl AsRef<Path>) -> Result<LogFile> {
         let path = path.as_ref();
-        let mut f = File::open(path).map_err(|e| Error::io("opening", path, e))?;
+        let f = File::open(path).map_err(|e| Error::io("opening", path, e))?;
         let len = f
             .metadata()
             .map_err(|e| Error::io("reading the size of", path, e))?
             .len();
-        let _ = f.rewind();
-        LogFile::scan(path.to_path_buf(), Box::new(f), len)
+        LogFile::scan(path.to_path_buf(), Source::File(f), len)
     }
 
     /// Reads a file's bytes from memory; `label` names it in errors.
@@ -133,16 +322,11 @@ impl LogFile {
     /// As [`open`](Self::open).
     pub fn from_bytes(label: impl Into<PathBuf>, bytes: Vec<u8>) -> Result<LogFile> {
         let len = bytes.len() as u64;
-        LogFile::scan(label.into(), Box::new(Memory(bytes)), len)
+        LogFile::scan(label.into(), Source::Memory(bytes), len)
     }
 
-    fn scan(path: PathBuf, mut source: Box<dyn Source>, len: u64) -> Result<LogFile> {
+    fn scan(path: PathBuf, source: Source, len: u64) -> Result<LogFile> {
         let in_file = |e: Error| e.in_file(&path);
-        let read = |source: &mut Box<dyn Source>, at: u64, buf: &mut [u8], what: &str| {
-            source
-                .read_at(at, buf)
-                .map_err(|e| Error::io(format!("reading {what} at offset {at:#x} of"), &path, e))
-        };
         if len < BUFFER_HEADER_SIZE as u64 {
             return Err(in_file(Error::truncated(
                 "buffer 0 (WMI_BUFFER_HEADER)",
@@ -151,8 +335,23 @@ impl LogFile {
                 len,
             )));
         }
+        let mut file = LogFile {
+            path: path.clone(),
+            source,
+            header: LogfileHeader::default(),
+            header_records: 0,
+            header_end: BUFFER_HEADER_SIZE as u32,
+            buffers: Vec::new(),
+            damage: None,
+            scratch: Vec::new(),
+        };
+        let read = |source: &mut Source, at: u64, buf: &mut [u8], what: &str| {
+            source
+                .read_at(at, buf)
+                .map_err(|e| Error::io(format!("reading {what} at offset {at:#x} of"), &path, e))
+        };
         let mut head = [0u8; BUFFER_HEADER_SIZE];
-        read(&mut source, 0, &mut head, "buffer 0")?;
+        read(&mut file.source, 0, &mut head, "buffer 0")?;
         let size = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
         crate::header::check_buffer_size(size).map_err(|_| {
             in_file(Error::corrupt(
@@ -163,77 +362,97 @@ impl LogFile {
         })?;
         let stride = u64::from(size);
         // Never more than the file holds: a lying BufferSize cannot make us allocate.
+        // This one buffer serves the whole scan and, kept, every file-order read after it.
         let mut buf = vec![0u8; stride.min(len) as usize];
-        read(&mut source, 0, &mut buf, "buffer 0")?;
-        let header = LogfileHeader::decode_buffer(&buf, 0).map_err(in_file)?;
-        let mut file = LogFile {
-            path: path.clone(),
-            source,
-            header,
-            header_records: 0,
-            buffers: Vec::new(),
-            damage: None,
-        };
+        read(&mut file.source, 0, &mut buf, "buffer 0")?;
+        file.header = LogfileHeader::decode_buffer(&buf, 0).map_err(in_file)?;
+        file.scratch = buf;
+        file.scan_buffers(len)?;
+        Ok(file)
+    }
+
+    /// The scan proper, from buffer 0's records on (buffer 0 is in `scratch`); damage goes
+    /// to `self.damage`, only I/O errors and an unusable buffer 0 header are returned.
+    fn scan_buffers(&mut self, len: u64) -> Result<()> {
+        let size = self.header.buffer_size;
+        let stride = u64::from(size);
         if len < stride {
-            file.damage = Some(Error::truncated("buffer 0", 0, stride, len));
-            return Ok(file);
+            self.damage = Some(Error::truncated("buffer 0", 0, stride, len));
+            return Ok(());
         }
-        let h0 = check_header(Bytes::new(&buf, 0), size).map_err(in_file)?;
-        let mut n = 0u32;
-        if let Some(e) = walk(Bytes::new(&buf, 0), &h0, |_| n += 1) {
-            file.header_records = n;
-            file.damage = Some(e);
-            return Ok(file);
+        let buf0 = Bytes::new(&self.scratch, 0);
+        let h0 = check_header(buf0, size).map_err(|e| e.in_file(&self.path))?;
+        let (n, end, damage) = count(buf0, &h0);
+        self.header_records = n;
+        self.header_end = end;
+        if damage.is_some() {
+            self.damage = damage;
+            return Ok(());
         }
-        file.header_records = n;
-        let count = len / stride;
-        let mut stop = count;
-        for index in 1..count {
-            let at = index * stride;
-            read(&mut file.source, at, &mut buf, "a buffer")?;
-            if buf[..BUFFER_HEADER_SIZE].iter().all(|&b| b == 0) {
-                stop = index; // preallocated space never written (SES-36)
-                break;
-            }
-            let b = Bytes::new(&buf, at);
-            let h = match check_header(b, size) {
-                Ok(h) => h,
-                Err(e) => {
-                    file.damage = Some(e);
-                    return Ok(file);
+        let whole = len / stride;
+        let per_read = (READ_CHUNK / stride).max(1);
+        let mut stop = whole;
+        let mut next = 1;
+        'file: while next < whole {
+            let first = next;
+            let k = per_read.min(whole - first);
+            next += k;
+            let at = first * stride;
+            let chunk = self
+                .source
+                .read_into(at, (k * stride) as usize, &mut self.scratch)
+                .map_err(|e| {
+                    Error::io(
+                        format!("reading a buffer at offset {at:#x} of"),
+                        &self.path,
+                        e,
+                    )
+                })?;
+            for (index, buf) in (first..).zip(chunk.chunks_exact(size as usize)) {
+                if buf[..BUFFER_HEADER_SIZE].iter().all(|&b| b == 0) {
+                    stop = index; // preallocated space never written (SES-36)
+                    break 'file;
                 }
-            };
-            let mut n = 0u32;
-            let damage = walk(b, &h, |_| n += 1);
-            if n > 0 {
-                file.buffers.push(BufferMeta {
-                    index: index as u32,
-                    processor: h.processor,
-                    sequence: h.sequence,
-                    flush_timestamp: h.timestamp,
-                    records: n,
-                });
-            }
-            if damage.is_some() {
-                file.damage = damage;
-                return Ok(file);
+                let b = Bytes::new(buf, index * stride);
+                let h = match check_header(b, size) {
+                    Ok(h) => h,
+                    Err(e) => {
+                        self.damage = Some(e);
+                        return Ok(());
+                    }
+                };
+                let (n, end, damage) = count(b, &h);
+                if n > 0 {
+                    self.buffers.push(BufferMeta {
+                        index: index as u32,
+                        processor: h.processor,
+                        sequence: h.sequence,
+                        flush_timestamp: h.timestamp,
+                        records: n,
+                        end,
+                    });
+                }
+                if damage.is_some() {
+                    self.damage = damage;
+                    return Ok(());
+                }
             }
         }
         let tail = len % stride;
-        if tail != 0 && stop == count {
-            let at = count * stride;
-            file.damage = Some(Error::truncated("the last buffer", at, stride, len - at));
-        } else if stop < u64::from(file.header.buffers_written) {
+        if tail != 0 && stop == whole {
+            let at = whole * stride;
+            self.damage = Some(Error::truncated("the last buffer", at, stride, len - at));
+        } else if stop < u64::from(self.header.buffers_written) {
             // Whole buffers, but fewer than the header (rewritten at close) counts.
             let at = stop * stride;
-            file.damage = Some(Error::truncated(
+            self.damage = Some(Error::truncated(
                 "the buffers BuffersWritten counts",
                 at,
-                (u64::from(file.header.buffers_written) - stop) * stride,
+                (u64::from(self.header.buffers_written) - stop) * stride,
                 len - at,
             ));
         }
-        Ok(file)
+        Ok(())
     }
 
     /// The file's name (or the label given to [`from_bytes`](Self::from_bytes)).
@@ -265,57 +484,153 @@ impl LogFile {
         if self.header_records == 0 {
             return Ok(Vec::new());
         }
-        let meta = BufferMeta {
-            index: 0,
-            processor: 0,
-            sequence: 0,
-            flush_timestamp: 0,
-            records: self.header_records,
-        };
-        self.load(&meta)
+        let meta = self.header_meta();
+        let LogFile {
+            path,
+            source,
+            header,
+            scratch,
+            ..
+        } = self;
+        let stride = u64::from(header.buffer_size);
+        let loaded = read_run(source, path, stride, &[meta], scratch)?;
+        let loaded = &scratch[..loaded];
+        let mut cursor = Cursor::start(loaded, 0, header.buffer_size, &meta, path)?;
+        let mut out = Vec::with_capacity(meta.records as usize);
+        while let Some(f) = cursor.next(loaded) {
+            let f = f.map_err(|e| e.in_file(&*path))?;
+            out.push(f.view(cursor.ctx).to_record());
+        }
+        Ok(out)
     }
 
     /// Every record of the data buffers (1, 2, …) in file order, exactly as stored (raw
     /// timestamps, on-disk flags); then the [`damage`](Self::damage), if any, as the last
     /// item. This is the order the third-party parsers report.
+    ///
+    /// Each record is decoded straight from the file's one reused buffer into the owned
+    /// [`Record`] handed out; [`for_each_record`](Self::for_each_record) lends the same
+    /// records without copying them.
     pub fn records(&mut self) -> FileRecords<'_> {
         FileRecords {
             file: self,
             next: 0,
-            pending: VecDeque::new(),
+            run_end: 0,
+            run_first: 0,
+            loaded: 0,
+            cursor: Cursor::default(),
             done: false,
         }
     }
 
-    fn load(&mut self, meta: &BufferMeta) -> Result<Vec<Record>> {
-        let size = self.header.buffer_size;
-        let at = u64::from(meta.index) * u64::from(size);
-        let mut buf = vec![0u8; size as usize];
-        self.source.read_at(at, &mut buf).map_err(|e| {
-            Error::io(
-                format!("reading buffer {} at offset {at:#x} of", meta.index),
-                &self.path,
-                e,
-            )
+    /// Calls `f` with every record of the data buffers in file order, borrowed from the
+    /// file's one reused buffer: the same records as [`records`](Self::records), decoded
+    /// the same way, with no allocation per record. The view lives for the call; copy out
+    /// what must outlive it ([`RecordView::to_record`]).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), etwsim_etl::Error> {
+    /// # let dir = std::env::temp_dir().join(format!("etwsim-etl-doc-each-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// # let path = dir.join("t.etl");
+    /// # let mut w = etwsim_etl::Writer::create(etwsim_etl::WriterOptions::new(&path))?;
+    /// # w.close(&etwsim_etl::CloseStats::default())?;
+    /// let mut file = etwsim_etl::LogFile::open(&path)?;
+    /// let (mut records, mut payload_bytes) = (0, 0);
+    /// file.for_each_record(|view| {
+    ///     records += 1;
+    ///     payload_bytes += view.payload_len();
+    /// })?;
+    /// println!("{records} records, {payload_bytes} bytes of payload");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// After `f` has seen every record stored before it, the file's
+    /// [`damage`](Self::damage); [`Error::Io`] when the file can no longer be read, or
+    /// [`Error::InFile`] when it changed since it was opened (after the records before
+    /// the change).
+    pub fn for_each_record(&mut self, mut f: impl FnMut(RecordView<'_>)) -> Result<()> {
+        let flow = self.try_for_each_record(|view| {
+            f(view);
+            ControlFlow::<Infallible>::Continue(())
         })?;
-        let b = Bytes::new(&buf, at);
-        let h = check_header(b, size).map_err(|e| e.in_file(&self.path))?;
-        let mut out = Vec::with_capacity(meta.records as usize);
-        let limit = meta.records as usize;
-        let damage = walk(b, &h, |r| {
-            if out.len() < limit {
-                out.push(r);
-            }
-        });
-        if out.len() < limit {
-            // The file changed since it was checked.
-            return Err(damage
-                .unwrap_or_else(|| {
-                    Error::corrupt("buffer", at, "fewer records than when the file was opened")
-                })
-                .in_file(&self.path));
+        match flow {
+            ControlFlow::Continue(()) => Ok(()),
+            ControlFlow::Break(never) => match never {},
         }
-        Ok(out)
+    }
+
+    /// As [`for_each_record`](Self::for_each_record), stopping early when `f` returns
+    /// [`ControlFlow::Break`]: then `Ok(Break(value))`, and nothing after that record is
+    /// read (no damage is reported).
+    ///
+    /// ```
+    /// use std::ops::ControlFlow;
+    /// # fn main() -> Result<(), etwsim_etl::Error> {
+    /// # let dir = std::env::temp_dir().join(format!("etwsim-etl-doc-try-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// # let path = dir.join("t.etl");
+    /// # let mut w = etwsim_etl::Writer::create(etwsim_etl::WriterOptions::new(&path))?;
+    /// # w.close(&etwsim_etl::CloseStats::default())?;
+    /// let mut file = etwsim_etl::LogFile::open(&path)?;
+    /// // The first record bigger than 1 KiB, owned.
+    /// let big = file.try_for_each_record(|view| match view.payload_len() > 1024 {
+    ///     true => ControlFlow::Break(view.to_record()),
+    ///     false => ControlFlow::Continue(()),
+    /// })?;
+    /// assert!(big.is_continue(), "this file has no record that big");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`for_each_record`](Self::for_each_record).
+    pub fn try_for_each_record<B>(
+        &mut self,
+        mut f: impl FnMut(RecordView<'_>) -> ControlFlow<B>,
+    ) -> Result<ControlFlow<B>> {
+        let LogFile {
+            path,
+            source,
+            header,
+            buffers,
+            scratch,
+            ..
+        } = self;
+        let stride = u64::from(header.buffer_size);
+        let mut rest = &buffers[..];
+        while !rest.is_empty() {
+            let (run, after) = rest.split_at(run_len(rest, stride));
+            rest = after;
+            let loaded = read_run(source, path, stride, run, scratch)?;
+            let loaded = &scratch[..loaded];
+            for meta in run {
+                let mut cursor =
+                    Cursor::start(loaded, run[0].index, header.buffer_size, meta, path)?;
+                while let Some(frame) = cursor.next(loaded) {
+                    let frame = frame.map_err(|e| e.in_file(&*path))?;
+                    if let ControlFlow::Break(b) = f(frame.view(cursor.ctx)) {
+                        return Ok(ControlFlow::Break(b));
+                    }
+                }
+            }
+        }
+        match self.damage_error() {
+            Some(e) => Err(e),
+            None => Ok(ControlFlow::Continue(())),
+        }
+    }
+
+    /// Buffer 0 as a reader loads it.
+    fn header_meta(&self) -> BufferMeta {
+        BufferMeta {
+            index: 0,
+            processor: 0,
+            sequence: 0,
+            flush_timestamp: self.header.start_raw,
+            records: self.header_records,
+            end: self.header_end,
+        }
     }
 
     fn damage_error(&self) -> Option<Error> {
@@ -328,8 +643,14 @@ impl LogFile {
 /// Records of one file in file order ([`LogFile::records`]).
 pub struct FileRecords<'a> {
     file: &'a mut LogFile,
+    /// The next buffer to start (an index into the file's `buffers`).
     next: usize,
-    pending: VecDeque<Record>,
+    /// The loaded run: the end of its buffers in `buffers`, its first buffer's index in
+    /// the file, the bytes read.
+    run_end: usize,
+    run_first: u32,
+    loaded: usize,
+    cursor: Cursor,
     done: bool,
 }
 
@@ -341,27 +662,66 @@ impl std::fmt::Debug for FileRecords<'_> {
     }
 }
 
+impl FileRecords<'_> {
+    /// Points the cursor at the next buffer, reading the next run of buffers when the
+    /// loaded one is used up; `None` after the last buffer.
+    fn advance(&mut self) -> Option<Result<()>> {
+        let file = &mut *self.file;
+        let stride = u64::from(file.header.buffer_size);
+        if self.next == self.run_end {
+            let rest = file.buffers.get(self.next..).unwrap_or_default();
+            let run = &rest[..run_len(rest, stride)];
+            let first = run.first()?.index;
+            match read_run(&mut file.source, &file.path, stride, run, &mut file.scratch) {
+                Ok(n) => self.loaded = n,
+                Err(e) => return Some(Err(e)),
+            }
+            self.run_first = first;
+            self.run_end = self.next + run.len();
+        }
+        let meta = file.buffers.get(self.next)?;
+        self.next += 1;
+        let loaded = &file.scratch[..self.loaded];
+        Some(
+            Cursor::start(
+                loaded,
+                self.run_first,
+                file.header.buffer_size,
+                meta,
+                &file.path,
+            )
+            .map(|c| self.cursor = c),
+        )
+    }
+}
+
 impl Iterator for FileRecords<'_> {
     type Item = Result<Record>;
 
     fn next(&mut self) -> Option<Result<Record>> {
         loop {
-            if let Some(r) = self.pending.pop_front() {
-                return Some(Ok(r));
+            let file = &*self.file;
+            if let Some(frame) = self.cursor.next(&file.scratch[..self.loaded]) {
+                return Some(match frame {
+                    Ok(frame) => Ok(frame.view(self.cursor.ctx).to_record()),
+                    Err(e) => {
+                        self.done = true;
+                        Err(e.in_file(&file.path))
+                    }
+                });
             }
             if self.done {
                 return None;
             }
-            let Some(meta) = self.file.buffers.get(self.next).copied() else {
-                self.done = true;
-                return self.file.damage_error().map(Err);
-            };
-            self.next += 1;
-            match self.file.load(&meta) {
-                Ok(v) => self.pending.extend(v),
-                Err(e) => {
+            match self.advance() {
+                Some(Ok(())) => {}
+                Some(Err(e)) => {
                     self.done = true;
                     return Some(Err(e));
+                }
+                None => {
+                    self.done = true;
+                    return self.file.damage_error().map(Err);
                 }
             }
         }
@@ -382,12 +742,24 @@ pub struct ReadOptions {
 /// (merge time, file, buffer index in the file, record index in the buffer).
 type Key = (i64, usize, u32, u32);
 
+/// One CPU's buffers of one file, read in sequence order: one loaded buffer (its own,
+/// reused) and the decoded record at its head.
 struct Stream {
     file: usize,
     /// Indexes into the file's `buffers`, in delivery order; `None` = buffer 0.
     buffers: Vec<Option<usize>>,
     next: usize,
-    pending: VecDeque<(Key, Record)>,
+    /// The loaded buffer: `loaded` bytes of `bytes`.
+    bytes: Vec<u8>,
+    loaded: usize,
+    cursor: Cursor,
+    /// Index in the file and `TimeStamp` of the loaded buffer.
+    index: u32,
+    flush_timestamp: i64,
+    /// Records of the loaded buffer taken so far.
+    taken: u32,
+    /// The stream's next record, decoded, and its merge key (also in the heap).
+    head: Option<(Key, Record)>,
     last_raw: Option<i64>,
 }
 
@@ -446,7 +818,7 @@ impl Reader {
     /// [`Error::FileCount`] for no file or more than [`MAX_FILES`] (CON-03); with timestamp
     /// conversion on, [`Error::InFile`] for a file whose header cannot convert (unknown clock
     /// type, or a zero PerfFreq / CpuSpeedInMHz) — read it with raw timestamps instead.
-    pub fn new(files: Vec<LogFile>, options: ReadOptions) -> Result<Reader> {
+    pub fn new(mut files: Vec<LogFile>, options: ReadOptions) -> Result<Reader> {
         if files.is_empty() || files.len() > MAX_FILES {
             return Err(Error::FileCount { count: files.len() });
         }
@@ -469,9 +841,15 @@ impl Reader {
         let by_filetime = files.iter().all(convertible);
         let mut streams = Vec::new();
         let mut errors = VecDeque::new();
-        for (fi, f) in files.iter().enumerate() {
+        for (fi, f) in files.iter_mut().enumerate() {
+            // The file's buffer serves its first stream, which reads one buffer at a time.
+            let mut scratch = std::mem::take(&mut f.scratch);
+            scratch.truncate(f.header.buffer_size as usize);
+            scratch.shrink_to_fit();
+            let mut scratch = Some(scratch);
+            let mut stream = |buffers| Stream::new(fi, buffers, scratch.take().unwrap_or_default());
             if options.header_records && f.header_records > 0 {
-                streams.push(Stream::new(fi, vec![None]));
+                streams.push(stream(vec![None]));
             }
             let mut by_cpu: BTreeMap<u16, Vec<usize>> = BTreeMap::new();
             for (i, m) in f.buffers.iter().enumerate() {
@@ -479,7 +857,7 @@ impl Reader {
             }
             for (_, mut list) in by_cpu {
                 list.sort_by_key(|&i| (f.buffers[i].sequence, f.buffers[i].index));
-                streams.push(Stream::new(fi, list.into_iter().map(Some).collect()));
+                streams.push(stream(list.into_iter().map(Some).collect()));
             }
             errors.extend(f.damage_error());
         }
@@ -507,50 +885,36 @@ impl Reader {
         self.files.iter().map(LogFile::header)
     }
 
-    /// Loads the stream's next buffers until it has a record, and puts its head in the heap.
+    /// Decodes the stream's next record — loading its next buffers as needed — straight
+    /// from the stream's buffer, and puts its merge key in the heap; a stream with no
+    /// record left stays out.
     fn refill(&mut self, s: usize) {
-        while self.streams[s].pending.is_empty() {
-            let stream = &mut self.streams[s];
-            let Some(slot) = stream.buffers.get(stream.next).copied() else {
-                return;
-            };
-            stream.next += 1;
-            let fi = stream.file;
-            let file = &mut self.files[fi];
-            let meta = match slot {
-                Some(i) => file.buffers[i],
-                None => BufferMeta {
-                    index: 0,
-                    processor: 0,
-                    sequence: 0,
-                    flush_timestamp: file.header.start_raw,
-                    records: file.header_records,
-                },
-            };
-            let records = match file.load(&meta) {
-                Ok(v) => v,
-                Err(e) => {
-                    self.errors.push_back(e);
-                    self.streams[s].buffers.clear();
-                    return;
-                }
-            };
-            let header = &file.header;
-            let stream = &mut self.streams[s];
-            for (ri, mut r) in records.into_iter().enumerate() {
+        let stream = &mut self.streams[s];
+        let fi = stream.file;
+        let file = &mut self.files[fi];
+        loop {
+            if let Some(frame) = stream.cursor.next(&stream.bytes[..stream.loaded]) {
+                let frame = match frame {
+                    Ok(f) => f,
+                    Err(e) => {
+                        self.errors.push_back(e.in_file(&file.path));
+                        stream.buffers.clear();
+                        return;
+                    }
+                };
+                let mut r = frame.view(stream.cursor.ctx).to_record();
                 let raw = r
                     .timestamp()
                     .or(stream.last_raw)
-                    .unwrap_or(meta.flush_timestamp);
+                    .unwrap_or(stream.flush_timestamp);
                 stream.last_raw = Some(raw);
-                let filetime = header.to_filetime(raw);
-                let merge = if self.by_filetime {
-                    filetime.unwrap_or(raw)
-                } else {
-                    raw
+                let converted = match self.by_filetime || !self.options.raw_timestamps {
+                    true => file.header.to_filetime(raw).unwrap_or(raw),
+                    false => raw,
                 };
+                let merge = if self.by_filetime { converted } else { raw };
                 if !self.options.raw_timestamps {
-                    r.set_timestamp(filetime.unwrap_or(raw));
+                    r.set_timestamp(converted);
                 }
                 if let Record::Event(e) = &mut r {
                     e.header.flags |=
@@ -560,24 +924,70 @@ impl Reader {
                             header_flags::HEADER_64_BIT
                         };
                 }
-                stream
-                    .pending
-                    .push_back(((merge, fi, meta.index, ri as u32), r));
+                let key = (merge, fi, stream.index, stream.taken);
+                stream.taken += 1;
+                stream.head = Some((key, r));
+                self.heap.push(Reverse((key, s)));
+                return;
             }
-        }
-        if let Some((key, _)) = self.streams[s].pending.front() {
-            self.heap.push(Reverse((*key, s)));
+            let Some(slot) = stream.buffers.get(stream.next).copied() else {
+                return;
+            };
+            stream.next += 1;
+            let meta = match slot {
+                Some(i) => file.buffers[i],
+                None => file.header_meta(),
+            };
+            let stride = u64::from(file.header.buffer_size);
+            let loaded = read_run(
+                &mut file.source,
+                &file.path,
+                stride,
+                &[meta],
+                &mut stream.bytes,
+            )
+            .and_then(|n| {
+                let loaded = &stream.bytes[..n];
+                Cursor::start(
+                    loaded,
+                    meta.index,
+                    file.header.buffer_size,
+                    &meta,
+                    &file.path,
+                )
+                .map(|c| (c, n))
+            });
+            match loaded {
+                Ok((c, n)) => {
+                    stream.loaded = n;
+                    stream.cursor = c;
+                    stream.index = meta.index;
+                    stream.flush_timestamp = meta.flush_timestamp;
+                    stream.taken = 0;
+                }
+                Err(e) => {
+                    self.errors.push_back(e);
+                    stream.buffers.clear();
+                    return;
+                }
+            }
         }
     }
 }
 
 impl Stream {
-    fn new(file: usize, buffers: Vec<Option<usize>>) -> Stream {
+    fn new(file: usize, buffers: Vec<Option<usize>>, bytes: Vec<u8>) -> Stream {
         Stream {
             file,
             buffers,
             next: 0,
-            pending: VecDeque::new(),
+            bytes,
+            loaded: 0,
+            cursor: Cursor::default(),
+            index: 0,
+            flush_timestamp: 0,
+            taken: 0,
+            head: None,
             last_raw: None,
         }
     }
@@ -591,7 +1001,7 @@ impl Reader {
             return self.errors.pop_front().map(Err);
         };
         let file = self.streams[s].file;
-        let (_, record) = self.streams[s].pending.pop_front()?;
+        let (_, record) = self.streams[s].head.take()?;
         self.refill(s);
         Some(Ok((file, record)))
     }

@@ -13,18 +13,18 @@
 //! | 0x12 / 0x13 | `EVENT_HEADER` 32/64 | 0x50 | bytes 0–1 |
 //! | (byte 3 = 0x90) | `MESSAGE_TRACE_HEADER` (WPP) | 8 + options | bytes 0–1 |
 //!
-//! `EVENT_HEADER` records decode to the shared [`EventRecord`] (through
-//! [`etwsim_types::record::decode_event_record`]); every other kind decodes to a
-//! [`TraceRecord`]. Each record starts 8-byte aligned; `Size` excludes the pad. The system
+//! `EVENT_HEADER` records decode to the shared [`EventRecord`]; every other kind decodes to a
+//! [`TraceRecord`] (the decoder, shared with the borrowed [`RecordView`](crate::RecordView),
+//! is in `view.rs`). Each record starts 8-byte aligned; `Size` excludes the pad. The system
 //! and perfinfo headers' Version word announces extra 8-byte words after the fixed header
 //! (bit 0x8000: one, bits 0x0700: that many more) — they are kept apart from the payload in
 //! [`TraceRecord::extended_header`]. A marker of `0xFFFFFFFF` ends a buffer's records.
 
-use crate::bytes::{Bytes, PutLe};
+use crate::bytes::PutLe;
 use crate::error::{Error, Result};
 use etwsim_types::record::{
-    EVENT_HEADER_SIZE, TRACE_HEADER_MARKER, TRACE_MESSAGE_MARKER, align8, decode_event_record,
-    encode_event_header, encode_items, header_flags, header_type, record_size,
+    EVENT_HEADER_SIZE, TRACE_HEADER_MARKER, TRACE_MESSAGE_MARKER, align8, encode_event_header,
+    encode_items, header_flags, header_type, record_size,
 };
 use etwsim_types::{BufferContext, EventRecord, Guid};
 
@@ -510,195 +510,26 @@ pub fn encode_event(e: &EventRecord) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// What [`decode_record`] found at a position.
-#[derive(Debug)]
-pub(crate) enum Decoded {
-    /// A record and the bytes it occupies including its pad.
-    Record(Record, usize),
-    /// The `0xFFFFFFFF` end marker: no more records in this buffer.
-    End,
-}
-
-/// Decodes the record at the start of `b` (the rest of a buffer's used region). Never
-/// panics; always consumes at least 8 bytes when it returns a record.
-pub(crate) fn decode_record(b: Bytes<'_>, ctx: BufferContext) -> Result<Decoded> {
-    let marker = b.u32(0, "record marker")?;
-    if marker == u32::MAX {
-        return Ok(Decoded::End);
-    }
-    let [_, _, htype, flags] = marker.to_le_bytes();
-    let kind = match flags {
-        TRACE_HEADER_MARKER => RecordKind::from_header_type(htype)
-            .filter(|k| *k != RecordKind::Message)
-            .ok_or_else(|| {
-                let what = match htype {
-                    header_type::TIMED => "TIMED (0x0C), which has no decoder",
-                    header_type::ERROR => "ERROR (0x0D), which has no decoder",
-                    header_type::WNODE_HEADER => "WNODE_HEADER (0x0E), which has no decoder",
-                    _ => "unknown",
-                };
-                Error::corrupt(
-                    "record marker",
-                    b.offset(0),
-                    format!("{marker:#010x}: header type {htype:#04x} is {what}"),
-                )
-            })?,
-        TRACE_MESSAGE_MARKER => RecordKind::Message,
-        _ => {
-            return Err(Error::corrupt(
-                "record marker",
-                b.offset(0),
-                format!(
-                    "{marker:#010x}: flags byte {flags:#04x} is neither 0xC0 (trace header) \
-                     nor 0x90 (trace message)"
-                ),
-            ));
-        }
-    };
-    let what = kind.name();
-    let size = match kind {
-        RecordKind::System | RecordKind::CompactSystem | RecordKind::PerfInfo => {
-            b.u16(4, "record Size")?
-        }
-        _ => b.u16(0, "record Size")?,
-    } as usize;
-    let fixed = kind.fixed_size();
-    if size < fixed {
-        return Err(Error::corrupt(
-            what,
-            b.offset(0),
-            format!("Size {size} is below the {fixed}-byte header"),
-        ));
-    }
-    if size > b.len() {
-        return Err(Error::corrupt(
-            what,
-            b.offset(0),
-            format!(
-                "Size {size} runs past the buffer's used bytes ({} left)",
-                b.len()
-            ),
-        ));
-    }
-    let r = b.head(size);
-    let used = align8(size).min(b.len());
-    let record = match kind {
-        RecordKind::Event => {
-            let (e, _) = decode_event_record(r.b, ctx)
-                .map_err(|e| Error::corrupt("EVENT_HEADER record", b.offset(0), e.0))?;
-            Record::Event(e)
-        }
-        RecordKind::System | RecordKind::CompactSystem | RecordKind::PerfInfo => {
-            let version = r.u16(0, "Version")?;
-            let words = usize::from(version & 0x8000 != 0) + usize::from((version & 0x0700) >> 8);
-            let payload_at = fixed + 8 * words;
-            if payload_at > size {
-                return Err(Error::corrupt(
-                    what,
-                    b.offset(0),
-                    format!(
-                        "Version {version:#06x} announces {words} extra words, more than Size {size} holds"
-                    ),
-                ));
-            }
-            let full = kind == RecordKind::System;
-            let has_ids = kind != RecordKind::PerfInfo;
-            let ts_at = if has_ids { 0x10 } else { 0x08 };
-            Record::Trace(TraceRecord {
-                header_type: htype,
-                version,
-                hook_id: r.u16(6, "HookId")?,
-                thread_id: if has_ids {
-                    Some(r.u32(8, "ThreadId")?)
-                } else {
-                    None
-                },
-                process_id: if has_ids {
-                    Some(r.u32(12, "ProcessId")?)
-                } else {
-                    None
-                },
-                timestamp: Some(r.i64(ts_at, "SystemTime")?),
-                kernel_time: if full { r.u32(0x18, "KernelTime")? } else { 0 },
-                user_time: if full { r.u32(0x1C, "UserTime")? } else { 0 },
-                extended_header: r.slice(fixed, payload_at - fixed, "extra words")?.to_vec(),
-                buffer_context: ctx,
-                payload: r.slice(payload_at, size - payload_at, "payload")?.to_vec(),
-                ..TraceRecord::default()
-            })
-        }
-        RecordKind::Classic | RecordKind::InstanceGuid => {
-            let instance = if kind == RecordKind::InstanceGuid {
-                Some(InstanceInfo {
-                    instance_id: r.u32(0x30, "InstanceId")?,
-                    parent_instance_id: r.u32(0x34, "ParentInstanceId")?,
-                    parent_guid: r.guid(0x38, "ParentGuid")?,
-                })
-            } else {
-                None
-            };
-            Record::Trace(TraceRecord {
-                header_type: htype,
-                hook_id: u16::from(r.u8(4, "Class.Type")?),
-                level: r.u8(5, "Class.Level")?,
-                version: r.u16(6, "Class.Version")?,
-                thread_id: Some(r.u32(8, "ThreadId")?),
-                process_id: Some(r.u32(12, "ProcessId")?),
-                timestamp: Some(r.i64(16, "TimeStamp")?),
-                guid: Some(r.guid(24, "Guid")?),
-                kernel_time: r.u32(40, "KernelTime")?,
-                user_time: r.u32(44, "UserTime")?,
-                instance,
-                buffer_context: ctx,
-                payload: r.slice(fixed, size - fixed, "payload")?.to_vec(),
-                ..TraceRecord::default()
-            })
-        }
-        RecordKind::Message => {
-            let flags = r.u16(6, "OptionFlags")?;
-            let mut at = 8;
-            let mut info = MessageInfo {
-                option_flags: flags,
-                ..MessageInfo::default()
-            };
-            let mut t = TraceRecord {
-                header_type: header_type::MESSAGE,
-                hook_id: r.u16(4, "MessageNumber")?,
-                buffer_context: ctx,
-                ..TraceRecord::default()
-            };
-            if flags & message_flags::SEQUENCE != 0 {
-                info.sequence = Some(r.u32(at, "message SequenceNumber")?);
-                at += 4;
-            }
-            if flags & message_flags::COMPONENT_ID != 0 {
-                info.component_id = Some(r.u32(at, "message ComponentId")?);
-                at += 4;
-            } else if flags & message_flags::GUID != 0 {
-                t.guid = Some(r.guid(at, "message GUID")?);
-                at += 16;
-            }
-            if flags & message_flags::TIMESTAMP != 0 {
-                t.timestamp = Some(r.i64(at, "message TimeStamp")?);
-                at += 8;
-            }
-            if flags & message_flags::SYSTEMINFO != 0 {
-                t.thread_id = Some(r.u32(at, "message ThreadId")?);
-                t.process_id = Some(r.u32(at + 4, "message ProcessId")?);
-                at += 8;
-            }
-            t.message = Some(info);
-            t.payload = r.slice(at, size - at, "message arguments")?.to_vec();
-            Record::Trace(t)
-        }
-    };
-    Ok(Decoded::Record(record, used.max(8)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bytes::Bytes;
+    use crate::view::frame;
     use etwsim_types::{EventDescriptor, EventHeader, ExtendedItem, Keyword, Level};
+
+    #[derive(Debug)]
+    enum Decoded {
+        Record(Record, usize),
+        End,
+    }
+
+    /// The crate's decoder, framing then viewing, as the readers use it.
+    fn decode_record(b: Bytes<'_>, ctx: BufferContext) -> Result<Decoded> {
+        Ok(match frame(b)? {
+            Some(f) => Decoded::Record(f.view(ctx).to_record(), f.used),
+            None => Decoded::End,
+        })
+    }
 
     fn decode(bytes: &[u8]) -> Record {
         let mut v = bytes.to_vec();

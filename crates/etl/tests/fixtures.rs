@@ -8,30 +8,17 @@
 //! JSON is read with the small parser below rather than a serde_json dev-dependency: the
 //! lines are flat and machine-written, and it keeps the crate's dependency list at two.
 
-use etwsim_etl::{LogFile, ReadOptions, Reader, Record};
-use std::path::{Path, PathBuf};
+mod common;
 
-fn fixtures() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/etl");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "note: {} is absent; fixture comparison skipped",
-            dir.display()
-        );
-        return None;
-    };
-    let mut v: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "etl"))
-        .collect();
-    v.sort();
-    Some(v)
-}
+use common::shared_fixtures;
+use etwsim_etl::{LogFile, ReadOptions, Reader, Record};
 
 #[test]
 fn every_fixture_record_matches_its_expected_line() {
     // rule: CON-04 (file order here; the merged order is checked below), SES-65 (raw values)
-    let Some(files) = fixtures() else { return };
+    let Some(files) = shared_fixtures() else {
+        return;
+    };
     assert!(!files.is_empty(), "no fixtures found");
     for path in files {
         let expected_path = path.with_extension("expected.jsonl");
@@ -122,7 +109,9 @@ fn compare(at: &str, r: &Record, want: &Json) {
 #[test]
 fn fixtures_merge_oldest_first_with_their_headers() {
     // rule: CON-04, SES-65, BUF-17
-    let Some(files) = fixtures() else { return };
+    let Some(files) = shared_fixtures() else {
+        return;
+    };
     for path in files {
         let mut file = LogFile::open(&path).unwrap();
         let h = file.header().clone();

@@ -7,7 +7,7 @@ use etwsim_etl::{
 };
 use etwsim_types::record::header_type;
 use etwsim_types::{EventDescriptor, EventHeader, EventRecord, Guid, Keyword, Level};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub const PROVIDER: Guid = Guid::from_fields(
     0x1234_5678,
@@ -116,4 +116,20 @@ impl Feed {
         self.flush_all();
         self.writer.close(stats).unwrap()
     }
+}
+
+/// The shared `.etl` fixtures (`../shared/fixtures/etl/*.etl`, sorted), or `None` with a note
+/// when `../shared` is absent, so the tests that read them skip.
+pub fn shared_fixtures() -> Option<Vec<PathBuf>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/etl");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("note: {} is absent; fixture tests skipped", dir.display());
+        return None;
+    };
+    let mut v: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "etl"))
+        .collect();
+    v.sort();
+    Some(v)
 }
