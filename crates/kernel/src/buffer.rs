@@ -139,8 +139,9 @@ pub(crate) enum ReserveError {
 /// A reserved, not yet committed, range of a buffer.
 pub(crate) struct Reservation {
     pub(crate) index: u32,
-    /// Byte offset of the record in the buffer (multiple of 8).
-    pub(crate) offset: u64,
+    /// Byte offset of the record in the buffer (multiple of 8; a buffer is at most 16 MB).
+    /// 32 bits, so a `Result<Reservation, _>` comes back in registers.
+    pub(crate) offset: u32,
 }
 
 /// A session's buffers.
@@ -356,7 +357,7 @@ impl BufferPool {
             {
                 return Ok(Reservation {
                     index: i,
-                    offset: offset(st),
+                    offset: offset(st) as u32,
                 });
             }
         }
