@@ -5,7 +5,7 @@
 //!
 //! Configurations (group `deterministic`): `floor_bump_copy`, `step_every_16`,
 //! `step_every_64`, `step_every_256`. EventsLost is printed at the end; it must be 0.
-//! Commands and results: docs/perf-p5-p10.md.
+//! Commands and results: docs/PERFORMANCE.md.
 
 #[path = "p5_p10/support.rs"]
 mod support;

@@ -22,7 +22,7 @@
 //! * `tracing/dynamic_reject` — the same subscriber: `register_callsite` says
 //!   `Interest::sometimes()` and `enabled()` rejects the DEBUG event each time.
 //!
-//! Commands and results: docs/perf-p1-p4.md.
+//! Commands and results: docs/PERFORMANCE.md.
 
 use criterion::{Criterion, Throughput};
 use etwsim::{EnableParams, EnableProperty, Guid, Kernel, Keyword, Level, Provider, Token};

@@ -5,7 +5,7 @@
 //! Configurations (group `fan_out`): `one_session`, `two_sessions`, `four_sessions`,
 //! `eight_sessions`, and the floor `floor_atomic_ts_copy` (reservation + timestamp + copy of
 //! the 96 bytes). EventsLost of every session is printed at the end; it must be 0.
-//! Commands and results: docs/perf-p5-p10.md.
+//! Commands and results: docs/PERFORMANCE.md.
 
 #[path = "p5_p10/support.rs"]
 mod support;

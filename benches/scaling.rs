@@ -9,7 +9,7 @@
 //! `one_thread`, `two_threads`; and `floor_atomic_ts_copy_1t` / `_2t`, the same harness
 //! around the reservation + timestamp + copy floor (one shared atomic reservation, each
 //! thread its own destination buffer), to show what the machine itself scales to.
-//! EventsLost is printed at the end; it must be 0. Commands and results: docs/perf-p5-p10.md.
+//! EventsLost is printed at the end; it must be 0. Commands and results: docs/PERFORMANCE.md.
 
 #[path = "p5_p10/support.rs"]
 mod support;

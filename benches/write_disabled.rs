@@ -15,7 +15,7 @@
 //! * `event_write/no_session` — `Win32::event_write(handle, desc, 1, [16 B])`, no session.
 //! * `event_write/level_filtered` — the same through the handle, filtered by level.
 //!
-//! Commands and results: docs/perf-p1-p4.md.
+//! Commands and results: docs/PERFORMANCE.md.
 
 use criterion::{Criterion, Throughput};
 use etwsim::win32::{EventDataDescriptor, Win32};

@@ -18,7 +18,7 @@
 //!   copies an 80-byte header + the payload into a bump buffer.
 //!
 //! EventsLost of every session is printed at the end; it must be 0. No timing is asserted.
-//! Commands and results: docs/perf-p5-p10.md.
+//! Commands and results: docs/PERFORMANCE.md.
 
 #[path = "p5_p10/support.rs"]
 mod support;

@@ -20,7 +20,7 @@
 //! * `provider_write/exe_filtered` — the same with `EVENT_FILTER_TYPE_EXECUTABLE_NAME`
 //!   (`other.exe`): also excluded at rebuild time.
 //!
-//! Commands and results: docs/perf-p1-p4.md.
+//! Commands and results: docs/PERFORMANCE.md.
 
 use criterion::{Criterion, Throughput};
 use etwsim::{EnableParams, EventDescriptor, EventFilter, Guid, Kernel, Keyword, Level, Token};
