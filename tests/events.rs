@@ -2137,3 +2137,43 @@ fn the_event_id_gate_agrees_with_every_sessions_own_filter() {
         }
     }
 }
+
+#[test]
+fn every_enable_change_reaches_the_next_write_on_the_same_thread() {
+    // rule: FLT-20
+    // rule: PRV-31
+    // Writers keep recent route tables per OS thread (keyed by version): after each control
+    // change the very next write from the same thread must route by the new table.
+    let k = kernel();
+    let g = guid(900);
+    let (a, sink_a) = file_session(&k, "a", 64);
+    let (b, sink_b) = file_session(&k, "b", 64);
+    let p = user_process(&k, "app.exe").register_provider(g).unwrap();
+    let write = |id: u16| p.write(&ev(id), &[b"x"]).unwrap();
+    write(1); // nobody
+    a.enable(g, &EnableParams::new()).unwrap();
+    write(2); // a
+    b.enable(g, &EnableParams::new()).unwrap();
+    write(3); // a, b
+    a.enable(
+        g,
+        &EnableParams::new().filter(EventFilter::EventId {
+            filter_in: true,
+            ids: vec![5],
+        }),
+    )
+    .unwrap();
+    write(4); // b
+    write(5); // a, b
+    a.disable(g).unwrap();
+    write(6); // b
+    a.enable(g, &EnableParams::new().level(Level::ERROR))
+        .unwrap();
+    write(7); // b (INFORMATION is above a's level)
+    b.disable(g).unwrap();
+    write(8); // nobody
+    let (ra, _) = stop(&a, &sink_a);
+    let (rb, _) = stop(&b, &sink_b);
+    assert_eq!(ids(&ra), vec![2, 3, 5]);
+    assert_eq!(ids(&rb), vec![3, 4, 5, 6, 7]);
+}
