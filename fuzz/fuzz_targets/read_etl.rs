@@ -1,6 +1,6 @@
 //! Arbitrary bytes as an `.etl` file: opening it, its header records, every record in file
-//! order, and the merging reader must never panic, hang or allocate beyond the input —
-//! only return records and then an error.
+//! order (owned and as borrowed views), and the merging reader must never panic, hang or
+//! allocate beyond the input — only return records and then an error.
 #![no_main]
 
 use etwsim_etl::{LogFile, ReadOptions, Reader};
@@ -16,6 +16,15 @@ fuzz_target!(|data: &[u8]| {
                 break;
             }
         }
+    }
+    // The borrowing views, touching every borrowed part: they must agree with the owned
+    // records above, which `crates/etl/tests/views.rs` checks; here, only that nothing
+    // panics.
+    if let Ok(mut file) = LogFile::from_bytes("fuzz.etl", data.to_vec()) {
+        let _ = file.for_each_record(|view| {
+            let record = view.to_record();
+            std::hint::black_box(record);
+        });
     }
     // The merging reader (ProcessTrace's order), with FILETIME conversion and with raw
     // timestamps plus the header records.
