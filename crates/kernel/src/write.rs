@@ -1,9 +1,12 @@
 //! The event path: EventWrite, EventWriteTransfer, EventWriteEx, EventWriteString
 //! (EVT-01…EVT-17, FLT-11, FLT-12, FLT-20, BUF-02…BUF-04).
 //!
-//! 1. The cached enable word says no → return `Ok` at once (EVT-02, PRV-31).
-//! 2. Routing: the registration's route table, each session's predicate
-//!    ([`session_accepts`]) → the target sessions (FLT-20).
+//! 1. The cached enable word says no → return `Ok` at once (EVT-02, PRV-31); the
+//!    provider-side level/keyword test and the event-id gate (FLT-19) come next, still inline.
+//! 2. Routing: the registration's route table (per-thread cached, `RegEntry::with_routes`),
+//!    each session's predicate ([`session_accepts`]) → the target sessions (FLT-20). A table
+//!    of one session that asks for no extended item takes `emit_single`: the same record,
+//!    without the per-target plans of steps 3–4.
 //! 3. Per target, the record is planned: the extended items that session asked for
 //!    (related activity, SID, TS_ID, stack, event key, process start key, provider traits,
 //!    TraceLogging schema) decide its size, checked against 65,535 bytes (EVT-05) and the
