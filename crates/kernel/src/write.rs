@@ -158,6 +158,19 @@ impl Words<'_> {
     }
 }
 
+/// The error of a write with more than 128 data blocks or unknown EventWriteEx flags.
+#[cold]
+#[inline(never)]
+fn invalid_write(blocks: usize, flags: u32) -> Error {
+    if blocks > MAX_EVENT_DATA_DESCRIPTORS {
+        Error::invalid(format!(
+            "{blocks} data descriptors, at most {MAX_EVENT_DATA_DESCRIPTORS} are allowed"
+        ))
+    } else {
+        Error::invalid(format!("unknown EventWriteEx flags {flags:#x}"))
+    }
+}
+
 /// Stores `bytes` at the start of `words`, zero-padding the last word.
 #[inline(always)]
 fn store_bytes(words: &[crate::sync::AtomicU64], bytes: &[u8]) {
@@ -194,10 +207,13 @@ fn sat32(n: usize) -> u32 {
 impl Refusal {
     const TOO_LARGE: u64 = 1;
     const LARGER_THAN_BUFFER: u64 = 2;
+    const NO_BUFFER_KIND: u64 = 3;
+    const BACKLOG_FULL_KIND: u64 = 4;
     /// EVT-07: no buffer free and the pool at MaximumBuffers.
-    const NO_BUFFER: Refusal = Refusal(NonZeroU64::new(3).expect("non-zero"));
+    const NO_BUFFER: Refusal = Refusal(NonZeroU64::new(Self::NO_BUFFER_KIND).expect("non-zero"));
     /// EVT-08: a real-time session's backing store is full.
-    const BACKLOG_FULL: Refusal = Refusal(NonZeroU64::new(4).expect("non-zero"));
+    const BACKLOG_FULL: Refusal =
+        Refusal(NonZeroU64::new(Self::BACKLOG_FULL_KIND).expect("non-zero"));
     const CAPACITY_MAX: u64 = (1 << 29) - 1;
 
     fn packed(kind: u64, size: usize, capacity: usize) -> Refusal {
@@ -224,8 +240,8 @@ impl Refusal {
         match v & 7 {
             Self::TOO_LARGE => Error::EventTooLarge { size },
             Self::LARGER_THAN_BUFFER => Error::EventLargerThanBuffer { size, capacity },
-            4 => Error::RealTimeBacklogFull,
-            _ => Error::NoFreeBuffer,
+            Self::BACKLOG_FULL_KIND => Error::RealTimeBacklogFull,
+            _ => Error::NoFreeBuffer, // NO_BUFFER_KIND
         }
     }
 }
@@ -371,9 +387,6 @@ impl Provider {
         if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
             return Ok(());
         }
-        if data.len() <= MAX_EVENT_DATA_DESCRIPTORS && !self.reg.id_may_pass(descriptor.id) {
-            return Ok(()); // FLT-19: every session's filter-in id list leaves this id out (P4)
-        }
         self.write_event(descriptor, &WriteOptions::default(), data, false)
     }
 
@@ -476,8 +489,11 @@ impl Provider {
         self.write_event(descriptor, options, data, false)
     }
 
-    #[cold]
-    #[inline(never)]
+    /// The checks every write form shares once a session may want the event: the arguments
+    /// (an invalid call is an error even when no session would record it), then the event-id
+    /// gate. Inline, so an event every session's id filter rejects costs a few instructions
+    /// (P4); the rest of the path is out of line.
+    #[inline]
     fn write_event(
         &self,
         desc: &EventDescriptor,
@@ -485,21 +501,27 @@ impl Provider {
         data: &[&[u8]],
         string_only: bool,
     ) -> Result<()> {
-        if data.len() > MAX_EVENT_DATA_DESCRIPTORS {
-            return Err(Error::invalid(format!(
-                "{} data descriptors, at most {MAX_EVENT_DATA_DESCRIPTORS} are allowed",
-                data.len()
-            )));
-        }
-        if opts.flags & !(EVENT_WRITE_FLAG_NO_FAULTING | EVENT_WRITE_FLAG_INPRIVATE) != 0 {
-            return Err(Error::invalid(format!(
-                "unknown EventWriteEx flags {:#x}",
-                opts.flags
-            )));
+        if data.len() > MAX_EVENT_DATA_DESCRIPTORS
+            || opts.flags & !(EVENT_WRITE_FLAG_NO_FAULTING | EVENT_WRITE_FLAG_INPRIVATE) != 0
+        {
+            return Err(invalid_write(data.len(), opts.flags));
         }
         if opts.event_name.is_none() && !self.reg.id_may_pass(desc.id) {
             return Ok(()); // FLT-19: no session's filter-in id list holds this id
         }
+        self.write_routed(desc, opts, data, string_only)
+    }
+
+    /// Steps 2–5 of the event flow.
+    #[cold]
+    #[inline(never)]
+    fn write_routed(
+        &self,
+        desc: &EventDescriptor,
+        opts: &WriteOptions<'_>,
+        data: &[&[u8]],
+        string_only: bool,
+    ) -> Result<()> {
         let call = Call {
             desc,
             opts,
