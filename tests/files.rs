@@ -819,6 +819,7 @@ fn timestamps_are_converted_per_clock_type() {
                 .lock()
                 .unwrap()
                 .iter()
+                .filter(|e| !is_classic(e))
                 .map(|e| e.header.timestamp)
                 .collect();
             assert_eq!(ts, expect, "{f} mode {mode:#x}");
@@ -1015,12 +1016,29 @@ fn written_file(k: &Kernel, name: &str, path: &str, n: u16) {
     s.stop().unwrap();
 }
 
+/// The ids of the `EVENT_HEADER` events among what a callback received (ProcessTrace also
+/// delivers the file's header event and any classic records, CON-02).
 fn event_ids(got: &Mutex<Vec<EventRecord>>) -> Vec<u16> {
     got.lock()
         .unwrap()
         .iter()
+        .filter(|e| !is_classic(e))
         .map(|e| e.header.descriptor.id)
         .collect()
+}
+
+fn is_classic(e: &EventRecord) -> bool {
+    e.header.flags & etwsim_types::record::header_flags::CLASSIC_HEADER != 0
+}
+
+/// Asserts that `e` is the log file's header event as ProcessTrace presents it (BUF-17).
+fn assert_header_event(e: &EventRecord) {
+    assert_eq!(e.header.provider_id, etwsim::Guid::EVENT_TRACE);
+    assert_eq!(
+        (e.header.descriptor.opcode.0, e.header.descriptor.id),
+        (0, 0)
+    );
+    assert!(is_classic(e));
 }
 
 #[test]
@@ -1050,12 +1068,26 @@ fn open_trace_on_a_log_file_fills_its_header_and_process_trace_delivers_its_even
     assert!(event_ids(&got).is_empty(), "nothing before ProcessTrace");
     assert_eq!(w.process_trace(Some(&[th]), None, None), 0);
     assert_eq!(event_ids(&got), ids(0..10));
-    for e in got.lock().unwrap().iter() {
+    let all = got.lock().unwrap().clone();
+    // rule: BUF-17
+    // rule: CON-02
+    assert_header_event(&all[0]);
+    // Buffer 0 holds the header record and the session's second EventTrace record (type
+    // 80); both come first, as classic records, then the 10 events.
+    assert_eq!(all.len(), 12, "buffer 0's two records, then the 10 events");
+    assert_eq!(all[1].header.provider_id, etwsim::Guid::EVENT_TRACE);
+    assert!(is_classic(&all[1]));
+    for e in &all[2..] {
         assert_eq!(e.user_data, payload(e.header.descriptor.id, PAYLOAD));
     }
+    // CON-06: BufferCallback after each buffer's events — buffer 0 (the header) and the
+    // three data buffers of 4 KB — counting BuffersRead up, each with its own Filled bytes.
     let b = stats.lock().unwrap().clone();
-    assert_eq!(b.len(), 1, "BufferCallback once per file (choice)");
-    assert_eq!((b[0].buffers_read, b[0].buffer_size), (4, 4096));
+    assert_eq!(b.len(), 4, "once per buffer: {b:?}");
+    for (i, st) in b.iter().enumerate() {
+        assert_eq!((st.buffers_read, st.buffer_size), (i as u32 + 1, 4096));
+        assert!(st.filled > 0x48 && st.filled <= 4096, "{st:?}");
+    }
     assert_eq!(w.close_trace(th), 0);
 }
 
@@ -1108,7 +1140,9 @@ fn process_trace_merges_several_files_oldest_first_each_to_its_own_callback() {
             log_file_name: Some(path.into()),
             process_trace_mode: PROCESS_TRACE_MODE_EVENT_RECORD,
             event_record_callback: Some(Box::new(move |e: &EventRecord| {
-                l1.lock().unwrap().push((tag, e.header.descriptor.id, 0))
+                if !is_classic(e) {
+                    l1.lock().unwrap().push((tag, e.header.descriptor.id, 0))
+                }
             })),
             buffer_callback: Some(Box::new(move |s| {
                 l2.lock().unwrap().push((tag, u16::MAX, s.buffers_read));
@@ -1122,14 +1156,26 @@ fn process_trace_merges_several_files_oldest_first_each_to_its_own_callback() {
     }
     assert_eq!(w.process_trace(Some(&handles), None, None), 0);
     let got = log.lock().unwrap().clone();
-    let mut want: Vec<(char, u16, u32)> = (0..40u16)
-        .map(|id| (if id % 2 == 0 { 'A' } else { 'B' }, id, 0))
+    let events: Vec<(char, u16)> = got
+        .iter()
+        .filter(|(_, id, n)| *id != u16::MAX && *n == 0)
+        .map(|&(tag, id, _)| (tag, id))
         .collect();
-    // Each file's BufferCallback after all events (choice), with the file's buffer count:
-    // 10 events per CPU are 3 buffers (4 + 4 + 2), two CPUs per file, and buffer 0.
-    want.push(('A', u16::MAX, 7));
-    want.push(('B', u16::MAX, 7));
-    assert_eq!(got, want);
+    let want: Vec<(char, u16)> = (0..40u16)
+        .map(|id| (if id % 2 == 0 { 'A' } else { 'B' }, id))
+        .collect();
+    assert_eq!(events, want);
+    // rule: CON-06
+    // Each file's BufferCallback after each of its buffers: buffer 0, then 10 events per CPU
+    // are 3 buffers (4 + 4 + 2), two CPUs per file: BuffersRead counts 1…7.
+    for tag in ['A', 'B'] {
+        let reads: Vec<u32> = got
+            .iter()
+            .filter(|(t, id, _)| *t == tag && *id == u16::MAX)
+            .map(|&(_, _, n)| n)
+            .collect();
+        assert_eq!(reads, (1..=7).collect::<Vec<_>>(), "{tag}");
+    }
 }
 
 #[test]
@@ -1304,7 +1350,22 @@ fn every_fixture_is_read_through_open_trace_and_process_trace() {
             path.display()
         );
         let got = got.lock().unwrap();
-        assert_eq!(got.len(), want, "{}", path.display());
+        let events = got.iter().filter(|e| !is_classic(e)).count();
+        assert_eq!(events, want, "{}", path.display());
+        // rule: CON-02
+        // Every record of the file comes, the header event first (BUF-17): as many as the
+        // reader finds with buffer 0's records included.
+        let every = Reader::open_with(
+            [&path],
+            ReadOptions {
+                header_records: true,
+                ..ReadOptions::default()
+            },
+        )
+        .unwrap()
+        .count();
+        assert_eq!(got.len(), every, "{}", path.display());
+        assert_header_event(&got[0]);
         assert!(
             got.windows(2)
                 .all(|p| p[0].header.timestamp <= p[1].header.timestamp),
@@ -1510,7 +1571,206 @@ fn a_real_disk_gets_the_same_file_as_the_virtual_disk() {
     assert_ne!(th, INVALID_PROCESSTRACE_HANDLE);
     assert_eq!(lf.logfile_header.unwrap().log_file_name, name);
     assert_eq!(w.process_trace(Some(&[th]), None, None), 0);
-    assert_eq!(got.lock().unwrap().len(), 60);
+    assert_eq!(event_ids(&got).len(), 60);
     drop(dir);
     assert!(!path.exists());
+}
+
+/// A log file, written with the `.etl` writer straight into `k`'s virtual disk, holding one
+/// record of every non-`EVENT_HEADER` kind (system, perfinfo, classic, instance, WPP) and one
+/// event, on one CPU.
+fn every_kind_file(k: &Kernel, name: &str) -> Vec<etwsim::etl::Record> {
+    use etwsim::etl::{
+        BufferBuilder, CloseStats, InstanceInfo, MessageInfo, TraceRecord, Writer, WriterOptions,
+        message_flags,
+    };
+    use etwsim_types::record::header_type;
+    let dir = std::env::temp_dir().join(format!("etwsim-kinds-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let mut w = Writer::create(WriterOptions::new(&path).buffer_size(4096).processors(1)).unwrap();
+    let base = |ht, hook_id| TraceRecord {
+        header_type: ht,
+        version: 3,
+        hook_id,
+        thread_id: Some(88),
+        process_id: Some(1200),
+        payload: vec![1, 2, 3, 4, 5, 6, 7, 8],
+        ..TraceRecord::default()
+    };
+    let records = vec![
+        Record::Trace(base(header_type::SYSTEM64, 0x0440)), // FileIo Create
+        Record::Trace(TraceRecord {
+            thread_id: None,
+            process_id: None,
+            ..base(header_type::PERFINFO64, 0x0F2E) // PerfInfo SampledProfile
+        }),
+        Record::Trace(TraceRecord {
+            hook_id: 1,
+            level: 4,
+            guid: Some(guid(7)),
+            ..base(header_type::FULL_HEADER64, 0)
+        }),
+        Record::Trace(TraceRecord {
+            hook_id: 2,
+            level: 3,
+            guid: Some(guid(8)),
+            instance: Some(InstanceInfo {
+                instance_id: 11,
+                parent_instance_id: 12,
+                parent_guid: guid(9),
+            }),
+            ..base(header_type::INSTANCE64, 0)
+        }),
+        Record::Trace(TraceRecord {
+            header_type: header_type::MESSAGE,
+            hook_id: 42,
+            guid: Some(guid(10)),
+            message: Some(MessageInfo {
+                option_flags: message_flags::GUID
+                    | message_flags::TIMESTAMP
+                    | message_flags::SYSTEMINFO
+                    | message_flags::POINTER64,
+                sequence: None,
+                component_id: None,
+            }),
+            ..base(header_type::MESSAGE, 42)
+        }),
+    ];
+    let mut all = records.clone();
+    let mut event = EventRecord::default();
+    event.header.provider_id = guid(1);
+    event.header.descriptor.id = 5;
+    event.header.thread_id = 88;
+    event.header.process_id = 1200;
+    all.push(Record::Event(event));
+    let mut b = BufferBuilder::new(4096, 0).unwrap();
+    for (i, r) in all.iter_mut().enumerate() {
+        let ts = 1_000 + i as i64 * 10;
+        match r {
+            Record::Event(e) => e.header.timestamp = ts,
+            Record::Trace(t) => t.timestamp = Some(ts),
+        }
+        assert!(b.push(r).unwrap());
+    }
+    w.write_buffer(&b.finish(1, 2_000, 0)).unwrap();
+    w.close(&CloseStats::default()).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    k.virtual_disk().unwrap().write(name, bytes);
+    all
+}
+
+#[test]
+fn process_trace_presents_every_record_kind_as_an_event_record() {
+    // rule: CON-02
+    // rule: BUF-17
+    // rule: KRN-13
+    // rule: KRN-15
+    use etwsim_types::record::{ext_type, header_flags};
+    let k = kernel1();
+    let written = every_kind_file(&k, "kinds.etl");
+    let w = Win32::new(&k.system_process());
+    let (mut lf, got) = file_logfile("kinds.etl", PROCESS_TRACE_MODE_RAW_TIMESTAMP);
+    let th = w.open_trace(Some(&mut lf));
+    assert_ne!(th, INVALID_PROCESSTRACE_HANDLE);
+    assert_eq!(w.process_trace(Some(&[th]), None, None), 0);
+    let got = got.lock().unwrap().clone();
+    // The header event first, then (after buffer 0's other records) the six written records
+    // in time order.
+    assert_header_event(&got[0]);
+    let tail = &got[got.len() - 6..];
+    assert!(
+        got[..got.len() - 6]
+            .iter()
+            .all(|e| e.header.provider_id == etwsim::Guid::EVENT_TRACE)
+    );
+    let [system, perfinfo, classic, instance, wpp, event] = tail else {
+        panic!("six records, got {}", tail.len())
+    };
+    let file_io = etwsim_types::KernelClass::by_group(0x04).unwrap().guid;
+    let perf = etwsim_types::KernelClass::by_group(0x0F).unwrap().guid;
+    let classic_64 = header_flags::CLASSIC_HEADER | header_flags::HEADER_64_BIT;
+    // A kernel record: the class GUID, Opcode = event type, Version = the header's, Id,
+    // Level, Keyword 0, the classic-header flag (KRN-13).
+    assert_eq!(system.header.provider_id, file_io);
+    let d = system.header.descriptor;
+    assert_eq!(
+        (d.id, d.opcode.0, d.version, d.level.0, d.keyword.0),
+        (0, 0x40, 3, 0, 0)
+    );
+    assert_eq!(system.header.flags, classic_64);
+    assert_eq!(
+        (system.header.process_id, system.header.thread_id),
+        (1200, 88)
+    );
+    assert_eq!(system.user_data, [1, 2, 3, 4, 5, 6, 7, 8]);
+    // Perfinfo: no process or thread (KRN-15).
+    assert_eq!(perfinfo.header.provider_id, perf);
+    assert_eq!(perfinfo.header.descriptor.opcode.0, 0x2E);
+    assert_eq!(
+        (perfinfo.header.process_id, perfinfo.header.thread_id),
+        (u32::MAX, u32::MAX)
+    );
+    // Classic: the event GUID, Class.Type / Level / Version.
+    assert_eq!(classic.header.provider_id, guid(7));
+    let d = classic.header.descriptor;
+    assert_eq!((d.id, d.opcode.0, d.level.0, d.version), (0, 1, 4, 3));
+    assert_eq!(classic.header.flags, classic_64);
+    // Instance: the same, plus the INSTANCE_INFO item.
+    assert_eq!(instance.header.provider_id, guid(8));
+    assert_eq!(instance.header.descriptor.opcode.0, 2);
+    let item = instance
+        .extended(ext_type::INSTANCE_INFO)
+        .expect("INSTANCE_INFO");
+    assert_eq!(&item.data[..8], &[11, 0, 0, 0, 12, 0, 0, 0]);
+    assert_eq!(&item.data[8..], &guid(9).to_bytes_le());
+    // WPP: the message GUID, Id = message number, the TRACE_MESSAGE flag.
+    assert_eq!(wpp.header.provider_id, guid(10));
+    assert_eq!(wpp.header.descriptor.id, 42);
+    assert_ne!(wpp.header.flags & header_flags::TRACE_MESSAGE, 0);
+    // The EVENT_HEADER event as it was.
+    assert_eq!(
+        (event.header.provider_id, event.header.descriptor.id),
+        (guid(1), 5)
+    );
+    assert_eq!(event.header.flags & header_flags::CLASSIC_HEADER, 0);
+    let stamps: Vec<i64> = tail.iter().map(|e| e.header.timestamp).collect();
+    assert_eq!(stamps, (0..6).map(|i| 1_000 + i * 10).collect::<Vec<_>>());
+    assert_eq!(written.len(), 6);
+}
+
+#[test]
+fn buffer_callback_false_ends_process_trace_of_a_file_at_once() {
+    // rule: CON-06
+    // rule: CON-03
+    let k = kernel1();
+    written_file(&k, "w", "w.etl", 10);
+    let w = Win32::new(&admin_process(&k, "viewer.exe"));
+    for stop_after in 1..=4u32 {
+        let (mut lf, got) = file_logfile("w.etl", 0);
+        let calls = Arc::new(Mutex::new(0u32));
+        let c = calls.clone();
+        lf.buffer_callback = Some(Box::new(move |b| {
+            *c.lock().unwrap() += 1;
+            b.buffers_read < stop_after
+        }));
+        let th = w.open_trace(Some(&mut lf));
+        let code = w.process_trace(Some(&[th]), None, None);
+        assert_eq!(
+            code,
+            Win32Error::ERROR_CANCELLED.code(),
+            "stop after {stop_after}"
+        );
+        assert_eq!(*calls.lock().unwrap(), stop_after);
+        // Buffer 0 holds no event; data buffers hold 4, 4 and 2: delivery ends with the
+        // buffer whose callback said FALSE.
+        let delivered = [0, 0, 4, 8, 10][stop_after as usize];
+        assert_eq!(
+            event_ids(&got),
+            ids(0..delivered),
+            "stop after {stop_after}"
+        );
+        w.close_trace(th);
+    }
 }

@@ -294,45 +294,47 @@ impl Win32 {
         let raw = taken
             .iter()
             .all(|(_, lf)| lf.process_trace_mode & PROCESS_TRACE_MODE_RAW_TIMESTAMP != 0);
-        let buffers: Vec<u32> = files.iter().map(|f| f.buffer_count() as u32).collect();
+        // CON-02, BUF-17: every record of the file, the header event first, as EVENT_RECORDs.
         let options = etwsim_etl::ReadOptions {
             raw_timestamps: raw,
-            header_records: false,
+            header_records: true,
         };
         let mut reader = match etwsim_etl::Reader::new(files, options) {
             Ok(r) => r,
             Err(e) => return e.win32_code().code(),
         };
+        let mut buffers_read = vec![0u32; taken.len()];
         let mut damaged = false;
-        while let Some(next) = reader.next_with_file() {
+        while let Some(next) = reader.next_positioned() {
             if entries.iter().any(|e| e.closed.load(Ordering::Acquire)) {
                 break;
             }
-            match next {
-                Ok((i, etwsim_etl::Record::Event(r))) => {
-                    if let Err(code) = deliver(
-                        &mut taken[i].1,
-                        std::slice::from_ref(&r),
-                        None,
-                        start_time,
-                        end_time,
-                    ) {
-                        return code;
-                    }
+            let (pos, record) = match next {
+                Ok(r) => r,
+                Err(_) => {
+                    damaged = true;
+                    continue;
                 }
-                Ok(_) => {} // classic, system and perfinfo records: EVENT_RECORD mode delivers events
-                Err(_) => damaged = true,
-            }
-        }
-        // BufferCallback once per file, after its last events, with the file's buffer count
-        // (the per-buffer calls of a real-time handle cannot be matched to a merged stream).
-        for ((_, lf), n) in taken.iter_mut().zip(buffers) {
-            let stats = BufferStats {
-                buffers_read: n,
-                buffer_size: lf.logfile_header.as_ref().map_or(0, |h| h.buffer_size),
-                filled: 0,
             };
-            if let Err(code) = deliver(lf, &[], Some(&stats), start_time, end_time) {
+            let lf = &mut taken[pos.file].1;
+            // CON-06: BufferCallback after the last event of each buffer, with its statistics;
+            // FALSE ends ProcessTrace at once.
+            let stats = pos.last_in_buffer.then(|| {
+                buffers_read[pos.file] += 1;
+                BufferStats {
+                    buffers_read: buffers_read[pos.file],
+                    buffer_size: lf.logfile_header.as_ref().map_or(0, |h| h.buffer_size),
+                    filled: pos.filled,
+                }
+            });
+            let record = record.into_event_record();
+            if let Err(code) = deliver(
+                lf,
+                std::slice::from_ref(&record),
+                stats.as_ref(),
+                start_time,
+                end_time,
+            ) {
                 return code;
             }
         }

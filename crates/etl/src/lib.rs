@@ -94,7 +94,7 @@ mod writer;
 pub use buffer::{BufferBuilder, DecodedBuffer, decode_buffer};
 pub use error::{Error, Result};
 pub use header::{LogfileHeader, TimeZoneInformation};
-pub use reader::{FileRecords, LogFile, MAX_FILES, ReadOptions, Reader};
+pub use reader::{FileRecords, LogFile, MAX_FILES, ReadOptions, Reader, RecordPosition};
 pub use record::{
     InstanceInfo, MessageInfo, Record, RecordKind, TraceRecord, encode_event, message_flags,
 };

@@ -993,17 +993,54 @@ impl Stream {
     }
 }
 
+/// Where a record came from, as [`Reader::next_positioned`] reports it: enough for
+/// ProcessTrace to call each file's BufferCallback after the last event of each buffer
+/// (CON-06).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RecordPosition {
+    /// The file's index, in the order the files were given.
+    pub file: usize,
+    /// The buffer's index in its file (0 is the header buffer).
+    pub buffer: u32,
+    /// Bytes of the buffer that hold records (`Filled`): the buffer header and every
+    /// record up to the end of the last sound one.
+    pub filled: u32,
+    /// `true` when this record is the last one of its buffer: every event of the buffer
+    /// has then been delivered.
+    pub last_in_buffer: bool,
+}
+
 impl Reader {
     /// The next record with the index (in the order given) of the file it came from —
     /// what ProcessTrace needs to call each file's own callback.
     pub fn next_with_file(&mut self) -> Option<Result<(usize, Record)>> {
+        self.next_positioned()
+            .map(|r| r.map(|(pos, record)| (pos.file, record)))
+    }
+
+    /// The next record with its [`RecordPosition`]: its file, its buffer, and whether it is
+    /// that buffer's last record.
+    pub fn next_positioned(&mut self) -> Option<Result<(RecordPosition, Record)>> {
         let Some(Reverse((_, s))) = self.heap.pop() else {
             return self.errors.pop_front().map(Err);
         };
-        let file = self.streams[s].file;
-        let (_, record) = self.streams[s].head.take()?;
+        let stream = &mut self.streams[s];
+        let ((_, file, buffer, _), record) = stream.head.take()?;
+        let filled = stream.loaded as u32;
         self.refill(s);
-        Some(Ok((file, record)))
+        let last_in_buffer = self.streams[s]
+            .head
+            .as_ref()
+            .is_none_or(|((_, _, next, _), _)| *next != buffer);
+        Some(Ok((
+            RecordPosition {
+                file,
+                buffer,
+                filled,
+                last_in_buffer,
+            },
+            record,
+        )))
     }
 }
 

@@ -178,6 +178,85 @@ pub struct TraceRecord {
 }
 
 impl TraceRecord {
+    /// The record as ProcessTrace presents a non-`EVENT_HEADER` record in EVENT_RECORD mode
+    /// (CON-02, KRN-13):
+    ///
+    /// * system, compact and perfinfo (kernel) records: `ProviderId` = the class GUID of the
+    ///   `HookId` group ([`etwsim_types::KernelClass`], KRN-12; SystemTraceControlGuid for a
+    ///   group the table does not name), `Opcode` = the event type, `Version` = the header's
+    ///   version byte, `Id`, `Level`, `Keyword`, `Channel` 0; perfinfo records, which carry no
+    ///   process or thread, get 0xFFFFFFFF for both (KRN-15). The log file's header record is
+    ///   one of these (EventTraceGuid, type 0: BUF-17);
+    /// * classic and instance records: `ProviderId` = the event GUID, `Opcode` = `Class.Type`,
+    ///   `Version` = `Class.Version`, `Level` = `Class.Level`; an instance record also carries
+    ///   an `INSTANCE_INFO` extended item ({InstanceId, ParentInstanceId, ParentGuid});
+    /// * WPP messages: `ProviderId` = the message GUID, `Id` = the message number, the
+    ///   TRACE_MESSAGE flag.
+    ///
+    /// Every one but the WPP message has `EVENT_HEADER_FLAG_CLASSIC_HEADER`, and all carry
+    /// the 32- or 64-bit header flag of their writer.
+    pub fn to_event_record(&self) -> EventRecord {
+        use etwsim_types::{EventDescriptor, ExtendedItem, KernelClass, Keyword, Level, Opcode};
+        let kind = self.kind();
+        let system_like = matches!(
+            kind,
+            Some(RecordKind::System | RecordKind::CompactSystem | RecordKind::PerfInfo)
+        );
+        let mut flags = match self.pointer_size() {
+            Some(4) => header_flags::HEADER_32_BIT,
+            Some(_) => header_flags::HEADER_64_BIT,
+            None => 0,
+        };
+        let mut descriptor = EventDescriptor::new(0, Level(0), Keyword(0));
+        let mut extended_data = Vec::new();
+        let provider_id = if kind == Some(RecordKind::Message) {
+            flags |= header_flags::TRACE_MESSAGE;
+            descriptor.id = self.hook_id;
+            self.guid.unwrap_or(Guid::NULL)
+        } else {
+            flags |= header_flags::CLASSIC_HEADER;
+            descriptor.opcode = Opcode(self.event_type());
+            descriptor.version = self.version as u8;
+            if system_like {
+                KernelClass::by_group(self.group()).map_or(Guid::SYSTEM_TRACE_CONTROL, |c| c.guid)
+            } else {
+                descriptor.level = Level(self.level);
+                if let Some(i) = self.instance {
+                    let mut data = Vec::with_capacity(24);
+                    data.extend_from_slice(&i.instance_id.to_le_bytes());
+                    data.extend_from_slice(&i.parent_instance_id.to_le_bytes());
+                    data.extend_from_slice(&i.parent_guid.to_bytes_le());
+                    extended_data.push(ExtendedItem {
+                        ext_type: etwsim_types::record::ext_type::INSTANCE_INFO,
+                        data,
+                    });
+                    flags |= header_flags::EXTENDED_INFO;
+                }
+                self.guid.unwrap_or(Guid::NULL)
+            }
+        };
+        let unknown = u32::MAX; // KRN-15: perfinfo records have no thread or process
+        EventRecord {
+            header: etwsim_types::EventHeader {
+                size: (EVENT_HEADER_SIZE + self.payload.len()).min(usize::from(u16::MAX)) as u16,
+                header_type: u16::from(self.header_type),
+                flags,
+                event_property: 0,
+                thread_id: self.thread_id.unwrap_or(unknown),
+                process_id: self.process_id.unwrap_or(unknown),
+                timestamp: self.timestamp.unwrap_or(0),
+                provider_id,
+                descriptor,
+                kernel_time: self.kernel_time,
+                user_time: self.user_time,
+                activity_id: Guid::NULL,
+            },
+            buffer_context: self.buffer_context,
+            extended_data,
+            user_data: self.payload.clone(),
+        }
+    }
+
     /// The layout family; `None` for a `header_type` no layout has.
     pub fn kind(&self) -> Option<RecordKind> {
         RecordKind::from_header_type(self.header_type).filter(|k| *k != RecordKind::Event)
@@ -373,6 +452,16 @@ pub enum Record {
 }
 
 impl Record {
+    /// The record as ProcessTrace hands it to an `EventRecordCallback` (CON-02, KRN-13): an
+    /// `EVENT_HEADER` record as it is; every other layout through
+    /// [`TraceRecord::to_event_record`].
+    pub fn into_event_record(self) -> EventRecord {
+        match self {
+            Record::Event(e) => e,
+            Record::Trace(t) => t.to_event_record(),
+        }
+    }
+
     /// The record's layout family.
     pub fn kind(&self) -> Option<RecordKind> {
         match self {

@@ -31,12 +31,14 @@
 mod descriptor;
 mod error;
 mod guid;
+pub mod kernel_class;
 mod mode;
 pub mod record;
 
 pub use descriptor::{Channel, EventDescriptor, Keyword, Level, Opcode, Task};
 pub use error::Win32Error;
 pub use guid::{Guid, ParseGuidError};
+pub use kernel_class::KernelClass;
 pub use mode::{
     ClockType, ControlCode, EnableInfo, EnableProperty, FilterType, LogFileMode, TraceControl,
 };
