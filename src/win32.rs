@@ -347,7 +347,11 @@ pub use consume::{
     INVALID_PROCESSTRACE_HANDLE, MAX_PROCESS_TRACE_HANDLES, PROCESS_TRACE_MODE_EVENT_RECORD,
     PROCESS_TRACE_MODE_RAW_TIMESTAMP, PROCESS_TRACE_MODE_REAL_TIME,
 };
-pub use events::EventDataDescriptor;
+pub use events::{
+    EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA, EVENT_DATA_DESCRIPTOR_TYPE_NONE,
+    EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA, EVENT_DATA_DESCRIPTOR_TYPE_TIMESTAMP_OVERRIDE,
+    EventDataDescriptor,
+};
 pub use handles::MAX_REG_HANDLES;
 
 /// One simulated process's Win32 ETW API.
@@ -806,6 +810,149 @@ impl Win32 {
     pub fn with_provider<R>(&self, reg_handle: u64, f: impl FnOnce(&Provider) -> R) -> Option<R> {
         self.providers.get(reg_handle).map(f)
     }
+
+    /// `EventSetInformation(RegHandle, InformationClass, EventInformation,
+    /// InformationLength)` (PRV-33…PRV-35, EVT-12).
+    ///
+    /// EventProviderSetTraits (2) attaches the traits blob to every event and makes ETW honour
+    /// data descriptors' `Type` byte; EventProviderUseDescriptorType (3, one BOOLEAN byte) turns
+    /// that on or off alone; EventProviderBinaryTrackInfo (0) and EventProviderSetReserved1 (1)
+    /// are accepted with no effect the simulation shows. As documented: a handle that is not a
+    /// registered REGHANDLE, NULL information with a non-zero length, or a length wrong for
+    /// the class is `ERROR_INVALID_PARAMETER`; a class that is not a recognised value is
+    /// `ERROR_NOT_SUPPORTED`. `ERROR_NOACCESS` when `event_information` is shorter than the
+    /// length claims.
+    pub fn event_set_information(
+        &self,
+        reg_handle: u64,
+        information_class: u32,
+        event_information: Option<&[u8]>,
+        information_length: u32,
+    ) -> u32 {
+        let invalid = Win32Error::ERROR_INVALID_PARAMETER.code();
+        let Some(p) = self.providers.get(reg_handle) else {
+            return invalid;
+        };
+        let data = match event_information {
+            None if information_length == 0 => &[][..],
+            None => return invalid,
+            Some(d) => match d.get(..information_length as usize) {
+                Some(d) => d,
+                None => return Win32Error::ERROR_NOACCESS.code(),
+            },
+        };
+        match p.set_information(information_class, data) {
+            Ok(()) => ERROR_SUCCESS,
+            // EventSetInformation documents ERROR_INVALID_PARAMETER for a bad handle.
+            Err(etwsim_kernel::Error::InvalidRegHandle(_)) => invalid,
+            Err(e) => e.win32_code().code(),
+        }
+    }
+
+    /// `EnumerateTraceGuidsEx(TraceQueryInfoClass, InBuffer, InBufferSize, OutBuffer,
+    /// OutBufferSize, ReturnLength)` (PRV-06, PRV-29), with the 64-bit layouts:
+    ///
+    /// * `TraceGuidQueryList` (0): every registered or enabled provider GUID, 16 bytes each;
+    /// * `TraceGuidQueryInfo` (1), `InBuffer` = a GUID: a `TRACE_GUID_INFO` {InstanceCount,
+    ///   Reserved}, then per instance a `TRACE_PROVIDER_INSTANCE_INFO` {NextOffset,
+    ///   EnableCount, Pid, Flags} followed by its `TRACE_ENABLE_INFO`s {IsEnabled, Level,
+    ///   Reserved1, LoggerId, EnableProperty, Reserved2, MatchAnyKeyword, MatchAllKeyword},
+    ///   32 bytes each;
+    /// * `TraceGuidQueryProcess` (2): the GUIDs this process registered.
+    ///
+    /// The buffer sizes are `out_buffer`'s length; `*return_length` gets the bytes written,
+    /// or the bytes needed with `ERROR_INSUFFICIENT_BUFFER` (an empty buffer asks for the
+    /// size). A GUID nobody registered or enabled is `ERROR_WMI_GUID_NOT_FOUND`; other
+    /// classes, a missing or short `InBuffer`, or a NULL `ReturnLength` are
+    /// `ERROR_INVALID_PARAMETER`.
+    pub fn enumerate_trace_guids_ex(
+        &self,
+        trace_query_info_class: u32,
+        in_buffer: Option<&[u8]>,
+        out_buffer: Option<&mut [u8]>,
+        return_length: Option<&mut u32>,
+    ) -> u32 {
+        let invalid = Win32Error::ERROR_INVALID_PARAMETER.code();
+        let Some(return_length) = return_length else {
+            return invalid;
+        };
+        let kernel = self.process.kernel();
+        let guid_list =
+            |guids: Vec<Guid>| -> Vec<u8> { guids.iter().flat_map(|g| g.to_bytes_le()).collect() };
+        let bytes = match trace_query_info_class {
+            TRACE_GUID_QUERY_LIST => guid_list(kernel.provider_guids()),
+            TRACE_GUID_QUERY_PROCESS => {
+                let pid = self.process.pid();
+                guid_list(
+                    kernel
+                        .provider_guids()
+                        .into_iter()
+                        .filter(|g| {
+                            kernel.trace_guid_info(*g).is_some_and(|i| {
+                                i.instances.iter().any(|x| x.pid == pid && x.pid != 0)
+                            })
+                        })
+                        .collect(),
+                )
+            }
+            TRACE_GUID_QUERY_INFO => {
+                let Some(raw) = in_buffer.and_then(|b| b.get(..16)) else {
+                    return invalid;
+                };
+                let guid = Guid::from_bytes_le(raw.try_into().expect("16 bytes"));
+                match kernel.trace_guid_info(guid) {
+                    Some(info) => encode_trace_guid_info(&info),
+                    None => return Win32Error::ERROR_WMI_GUID_NOT_FOUND.code(),
+                }
+            }
+            _ => return invalid,
+        };
+        *return_length = bytes.len() as u32;
+        match out_buffer {
+            Some(out) if out.len() >= bytes.len() => {
+                out[..bytes.len()].copy_from_slice(&bytes);
+                ERROR_SUCCESS
+            }
+            _ => Win32Error::ERROR_INSUFFICIENT_BUFFER.code(),
+        }
+    }
+}
+
+/// `TraceGuidQueryList` (TRACE_QUERY_INFO_CLASS 0).
+pub const TRACE_GUID_QUERY_LIST: u32 = 0;
+/// `TraceGuidQueryInfo` (TRACE_QUERY_INFO_CLASS 1).
+pub const TRACE_GUID_QUERY_INFO: u32 = 1;
+/// `TraceGuidQueryProcess` (TRACE_QUERY_INFO_CLASS 2).
+pub const TRACE_GUID_QUERY_PROCESS: u32 = 2;
+
+/// A `TRACE_GUID_INFO` block as EnumerateTraceGuidsEx(TraceGuidQueryInfo) returns it.
+fn encode_trace_guid_info(info: &etwsim_kernel::TraceGuidInfo) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&(info.instances.len() as u32).to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    for (n, inst) in info.instances.iter().enumerate() {
+        let size = 16 + 32 * inst.enable_info.len();
+        let next = if n + 1 < info.instances.len() {
+            size
+        } else {
+            0
+        };
+        out.extend_from_slice(&(next as u32).to_le_bytes());
+        out.extend_from_slice(&(inst.enable_info.len() as u32).to_le_bytes());
+        out.extend_from_slice(&inst.pid.to_le_bytes());
+        out.extend_from_slice(&inst.flags.to_le_bytes());
+        for e in &inst.enable_info {
+            out.extend_from_slice(&u32::from(e.is_enabled).to_le_bytes());
+            out.push(e.level.0);
+            out.push(0);
+            out.extend_from_slice(&e.logger_id.to_le_bytes());
+            out.extend_from_slice(&e.enable_property.bits().to_le_bytes());
+            out.extend_from_slice(&0u32.to_le_bytes());
+            out.extend_from_slice(&e.match_any_keyword.0.to_le_bytes());
+            out.extend_from_slice(&e.match_all_keyword.0.to_le_bytes());
+        }
+    }
+    out
 }
 
 fn code_of(r: etwsim_kernel::Result<()>) -> u32 {

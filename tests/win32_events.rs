@@ -64,15 +64,19 @@ fn event_write_codes_follow_the_documentation() {
         87,
         "a count past the array"
     );
-    let reserved = [EventDataDescriptor {
-        reserved: 1,
-        ..EventDataDescriptor::new(&payload)
-    }];
-    assert_eq!(
-        w.event_write(h, Some(&d), 1, Some(&reserved)),
-        87,
-        "Reserved must be 0"
-    );
+    // EVT-11: Reserved1 and Reserved2, the upper 24 bits, must be 0; the low byte is the
+    // Type (EVT-12), ignored for a provider that did not opt in.
+    for bad in [0x100, 0x1_0000, 0x8000_0000] {
+        let reserved = [EventDataDescriptor {
+            reserved: bad,
+            ..EventDataDescriptor::new(&payload)
+        }];
+        assert_eq!(
+            w.event_write(h, Some(&d), 1, Some(&reserved)),
+            87,
+            "Reserved {bad:#x}"
+        );
+    }
     let many: Vec<EventDataDescriptor<'_>> = (0..129)
         .map(|_| EventDataDescriptor::new(&payload))
         .collect();
@@ -472,5 +476,301 @@ fn process_trace_blocks_until_the_session_stops() {
     assert_eq!(
         events.lock().unwrap().len() as u32 + stats.events_lost,
         1000
+    );
+}
+
+/// A 1-CPU kernel, a Win32 view of `app.exe` with provider guid(1) registered, and a
+/// session recording it into a MemorySink.
+fn sink_setup() -> (Kernel, Win32, u64, etwsim::Session, etwsim::MemorySink) {
+    let k = Kernel::builder().cpus(1).deterministic(9).build().unwrap();
+    let w = Win32::new(&admin_process(&k, "app.exe"));
+    let mut h = 0;
+    assert_eq!(w.event_register(Some(&guid(1)), None, 0, Some(&mut h)), OK);
+    let sink = etwsim::MemorySink::new();
+    let s = k
+        .session("typed")
+        .log_file("typed.etl")
+        .sink(sink.clone())
+        .start()
+        .unwrap();
+    s.enable(guid(1), &EnableParams::new()).unwrap();
+    (k, w, h, s, sink)
+}
+
+/// TraceLogging event metadata: size, one tag byte (no continuation), the name, and one
+/// field `Count` of InType UINT32 (8).
+fn tl_metadata(name: &str) -> Vec<u8> {
+    let mut m = vec![0, 0, 0];
+    m.extend_from_slice(name.as_bytes());
+    m.push(0);
+    m.extend_from_slice(b"Count\0");
+    m.push(8);
+    let n = m.len() as u16;
+    m[..2].copy_from_slice(&n.to_le_bytes());
+    m
+}
+
+#[test]
+fn the_descriptor_type_byte_counts_only_after_the_provider_opts_in() {
+    // rule: EVT-12
+    // rule: PRV-35
+    use etwsim::record::ext_type;
+    use etwsim::win32::{
+        EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA, EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA,
+        EVENT_DATA_DESCRIPTOR_TYPE_TIMESTAMP_OVERRIDE,
+    };
+    let (_k, w, h, s, sink) = sink_setup();
+    let meta = tl_metadata("Started");
+    let count = 7u32.to_le_bytes();
+    let stamp = 0x0123_4567_89ABi64.to_le_bytes();
+    let traits = b"\x0c\x00Other\x00\x00\x00\x00\x00\x00".to_vec();
+    let mut traits = traits;
+    let n = traits.len() as u16;
+    traits[..2].copy_from_slice(&n.to_le_bytes());
+    let blocks = [
+        EventDataDescriptor::typed(&meta, EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA),
+        EventDataDescriptor::typed(&traits, EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA),
+        EventDataDescriptor::typed(&stamp, EVENT_DATA_DESCRIPTOR_TYPE_TIMESTAMP_OVERRIDE),
+        EventDataDescriptor::new(&count),
+    ];
+    let d = EventDescriptor::new(0, Level::INFORMATION, Keyword(1));
+    // 1. Not opted in: every block is payload, whatever its Type.
+    assert_eq!(w.event_write(h, Some(&d), 4, Some(&blocks)), OK);
+    // 2. EventProviderUseDescriptorType(TRUE): the blocks are sorted by Type.
+    assert_eq!(w.event_set_information(h, 3, Some(&[1]), 1), OK);
+    assert_eq!(w.event_write(h, Some(&d), 4, Some(&blocks)), OK);
+    // A Type above 3, two blocks of one metadata type, or a timestamp that is not 8 bytes
+    // are refused (the project's choice) and write nothing.
+    let four = [EventDataDescriptor::typed(&count, 4)];
+    assert_eq!(w.event_write(h, Some(&d), 1, Some(&four)), 87);
+    let twice = [blocks[0], blocks[0]];
+    assert_eq!(w.event_write(h, Some(&d), 2, Some(&twice)), 87);
+    let short = [EventDataDescriptor::typed(&count, 3)];
+    assert_eq!(w.event_write(h, Some(&d), 1, Some(&short)), 87);
+    // 3. Traits set with EventSetInformation win over a Type-2 block.
+    let own = {
+        let mut t = vec![0, 0];
+        t.extend_from_slice(b"MyProvider\0");
+        let n = t.len() as u16;
+        t[..2].copy_from_slice(&n.to_le_bytes());
+        t
+    };
+    assert_eq!(
+        w.event_set_information(h, 2, Some(&own), own.len() as u32),
+        OK
+    );
+    assert_eq!(w.event_write(h, Some(&d), 4, Some(&blocks)), OK);
+    // 4. EventProviderUseDescriptorType(FALSE) after traits: ignored again.
+    assert_eq!(w.event_set_information(h, 3, Some(&[0]), 1), OK);
+    assert_eq!(w.event_write(h, Some(&d), 4, Some(&blocks)), OK);
+    s.stop().unwrap();
+    let recs = sink.records();
+    assert_eq!(recs.len(), 4, "the three refused writes wrote nothing");
+    let whole: Vec<u8> = [&meta[..], &traits, &stamp, &count].concat();
+    assert_eq!(recs[0].user_data, whole, "not opted in: all payload");
+    assert!(recs[0].extended(ext_type::EVENT_SCHEMA_TL).is_none());
+    for (r, prov) in [(&recs[1], &traits), (&recs[2], &own)] {
+        assert_eq!(r.user_data, count, "only the Type-0 block is payload");
+        let tl = r
+            .extended(ext_type::EVENT_SCHEMA_TL)
+            .expect("EVENT_SCHEMA_TL");
+        assert_eq!(tl.data, meta);
+        let pt = r.extended(ext_type::PROV_TRAITS).expect("PROV_TRAITS");
+        assert_eq!(&pt.data, prov);
+        assert_eq!(
+            r.header.timestamp, 0x0123_4567_89AB,
+            "the timestamp override"
+        );
+    }
+    assert_eq!(recs[3].user_data, whole, "opted out again: all payload");
+    assert_ne!(recs[3].header.timestamp, 0x0123_4567_89AB);
+}
+
+#[test]
+fn a_typed_tracelogging_event_name_meets_event_name_filters() {
+    // rule: EVT-12
+    // rule: FLT-22
+    use etwsim::win32::EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA;
+    use etwsim::{EventFilter, NameFilter};
+    let k = Kernel::builder().cpus(1).deterministic(9).build().unwrap();
+    let w = Win32::new(&admin_process(&k, "app.exe"));
+    let mut h = 0;
+    assert_eq!(w.event_register(Some(&guid(1)), None, 0, Some(&mut h)), OK);
+    let sink = etwsim::MemorySink::new();
+    let s = k
+        .session("names")
+        .log_file("n.etl")
+        .sink(sink.clone())
+        .start()
+        .unwrap();
+    let only_started = EventFilter::EventName(NameFilter {
+        match_any: Keyword(0),
+        match_all: Keyword(0),
+        level: Level(0),
+        filter_in: true,
+        names: vec!["Started".into()],
+    });
+    s.enable(guid(1), &EnableParams::new().filter(only_started))
+        .unwrap();
+    assert_eq!(w.event_set_information(h, 3, Some(&[1]), 1), OK);
+    let d = EventDescriptor::new(0, Level::INFORMATION, Keyword(1));
+    for name in ["Started", "Stopped", "Started"] {
+        let meta = tl_metadata(name);
+        let blocks = [EventDataDescriptor::typed(
+            &meta,
+            EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA,
+        )];
+        assert_eq!(w.event_write(h, Some(&d), 1, Some(&blocks)), OK);
+    }
+    s.stop().unwrap();
+    assert_eq!(sink.records().len(), 2, "only the events named Started");
+}
+
+#[test]
+fn event_set_information_codes_follow_the_documentation() {
+    // rule: PRV-35
+    // rule: PRV-34
+    let (k, w, h, _s, _sink) = sink_setup();
+    let invalid = Win32Error::ERROR_INVALID_PARAMETER;
+    // A handle that is not a registered REGHANDLE is ERROR_INVALID_PARAMETER (documented).
+    assert_rejected_code(&k, invalid, || w.event_set_information(0, 3, Some(&[1]), 1));
+    assert_rejected_code(&k, invalid, || {
+        w.event_set_information(h + 7, 3, Some(&[1]), 1)
+    });
+    // NULL information with a length; a length wrong for the class.
+    assert_rejected_code(&k, invalid, || w.event_set_information(h, 3, None, 1));
+    assert_rejected_code(&k, invalid, || {
+        w.event_set_information(h, 3, Some(&[1, 1]), 2)
+    });
+    assert_rejected_code(&k, invalid, || {
+        w.event_set_information(h, 2, Some(&[9, 9, 9]), 3)
+    });
+    // A class that is not a recognised value.
+    for class in [4, 99, u32::MAX] {
+        assert_rejected_code(&k, Win32Error::ERROR_NOT_SUPPORTED, || {
+            w.event_set_information(h, class, Some(&[1]), 1)
+        });
+    }
+    assert!(!w.with_provider(h, |p| p.uses_descriptor_type()).unwrap());
+    assert_eq!(w.event_set_information(h, 0, None, 0), OK);
+    assert_eq!(w.event_set_information(h, 3, Some(&[1]), 1), OK);
+    assert!(w.with_provider(h, |p| p.uses_descriptor_type()).unwrap());
+    assert_eq!(w.event_unregister(h), OK);
+    assert_rejected_code(&k, invalid, || w.event_set_information(h, 3, Some(&[1]), 1));
+}
+
+#[test]
+fn enumerate_trace_guids_ex_lists_providers_and_their_enable_info() {
+    // rule: PRV-29
+    // rule: PRV-06
+    use etwsim::win32::{TRACE_GUID_QUERY_INFO, TRACE_GUID_QUERY_LIST, TRACE_GUID_QUERY_PROCESS};
+    let (k, w, _h, s, _sink) = sink_setup();
+    let other = Win32::new(&admin_process(&k, "other.exe"));
+    let mut h2 = 0;
+    assert_eq!(
+        other.event_register(Some(&guid(2)), None, 0, Some(&mut h2)),
+        OK
+    );
+    let mut need = 0u32;
+    // An empty buffer asks for the size.
+    assert_eq!(
+        w.enumerate_trace_guids_ex(TRACE_GUID_QUERY_LIST, None, None, Some(&mut need)),
+        Win32Error::ERROR_INSUFFICIENT_BUFFER.code()
+    );
+    assert_eq!(need, 32, "two GUIDs");
+    let mut out = vec![0u8; need as usize];
+    assert_eq!(
+        w.enumerate_trace_guids_ex(TRACE_GUID_QUERY_LIST, None, Some(&mut out), Some(&mut need)),
+        OK
+    );
+    let mut listed: Vec<Guid> = out
+        .chunks(16)
+        .map(|c| Guid::from_bytes_le(c.try_into().unwrap()))
+        .collect();
+    listed.sort();
+    assert_eq!(listed, {
+        let mut v = vec![guid(1), guid(2)];
+        v.sort();
+        v
+    });
+    // This process registered only guid(1).
+    let mut out = vec![0u8; 64];
+    assert_eq!(
+        w.enumerate_trace_guids_ex(
+            TRACE_GUID_QUERY_PROCESS,
+            None,
+            Some(&mut out),
+            Some(&mut need)
+        ),
+        OK
+    );
+    assert_eq!(&out[..need as usize], &guid(1).to_bytes_le());
+    // TRACE_GUID_INFO for guid(1): one instance enabled by one session at level 0 (any).
+    let g1 = guid(1).to_bytes_le();
+    let mut small = vec![0u8; 8];
+    assert_eq!(
+        w.enumerate_trace_guids_ex(
+            TRACE_GUID_QUERY_INFO,
+            Some(&g1),
+            Some(&mut small),
+            Some(&mut need)
+        ),
+        Win32Error::ERROR_INSUFFICIENT_BUFFER.code()
+    );
+    assert_eq!(need, 8 + 16 + 32);
+    let mut out = vec![0u8; need as usize];
+    assert_eq!(
+        w.enumerate_trace_guids_ex(
+            TRACE_GUID_QUERY_INFO,
+            Some(&g1),
+            Some(&mut out),
+            Some(&mut need)
+        ),
+        OK
+    );
+    let u32_at = |o: usize| u32::from_le_bytes(out[o..o + 4].try_into().unwrap());
+    assert_eq!(u32_at(0), 1, "InstanceCount");
+    assert_eq!(
+        (u32_at(8), u32_at(12), u32_at(16)),
+        (0, 1, w.process().pid())
+    );
+    assert_eq!(u32_at(24), 1, "IsEnabled");
+    assert_eq!(
+        u16::from_le_bytes([out[30], out[31]]),
+        s.logger_id(),
+        "LoggerId"
+    );
+    // Bad arguments.
+    let invalid = Win32Error::ERROR_INVALID_PARAMETER.code();
+    assert_eq!(
+        w.enumerate_trace_guids_ex(TRACE_GUID_QUERY_INFO, None, Some(&mut out), Some(&mut need)),
+        invalid
+    );
+    assert_eq!(
+        w.enumerate_trace_guids_ex(
+            TRACE_GUID_QUERY_INFO,
+            Some(&g1[..8]),
+            Some(&mut out),
+            Some(&mut need)
+        ),
+        invalid
+    );
+    assert_eq!(
+        w.enumerate_trace_guids_ex(7, None, Some(&mut out), Some(&mut need)),
+        invalid
+    );
+    assert_eq!(
+        w.enumerate_trace_guids_ex(TRACE_GUID_QUERY_LIST, None, Some(&mut out), None),
+        invalid
+    );
+    let unknown = guid(77).to_bytes_le();
+    assert_eq!(
+        w.enumerate_trace_guids_ex(
+            TRACE_GUID_QUERY_INFO,
+            Some(&unknown),
+            Some(&mut out),
+            Some(&mut need)
+        ),
+        Win32Error::ERROR_WMI_GUID_NOT_FOUND.code()
     );
 }

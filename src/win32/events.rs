@@ -5,9 +5,12 @@ use super::{ERROR_SUCCESS, Win32};
 use etwsim_kernel::{ActivityControl, WriteOptions};
 use etwsim_types::{EventDescriptor, Guid, Keyword, Level, Win32Error};
 
-/// `EVENT_DATA_DESCRIPTOR`: one block of an event's payload (EVT-11). `ptr` is what `Ptr`
-/// points at (`None` is NULL); `size` is `Size`; `reserved` must be 0 (EVT-11, EVT-12: the
-/// type byte is honoured only for providers that opted in, which etwsim does not model).
+/// `EVENT_DATA_DESCRIPTOR`: one block of an event's data (EVT-11, EVT-12). `ptr` is what
+/// `Ptr` points at (`None` is NULL); `size` is `Size`; `reserved` is the `Reserved` union:
+/// its low byte is the `Type` ([`EVENT_DATA_DESCRIPTOR_TYPE_NONE`] and the others), which ETW
+/// honours only for a provider that opted in with EventSetInformation (EventProviderSetTraits
+/// or EventProviderUseDescriptorType) and ignores otherwise; the upper 24 bits
+/// (`Reserved1`, `Reserved2`) must be 0.
 #[doc(alias = "EVENT_DATA_DESCRIPTOR")]
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct EventDataDescriptor<'a> {
@@ -15,9 +18,20 @@ pub struct EventDataDescriptor<'a> {
     pub ptr: Option<&'a [u8]>,
     /// `Size`.
     pub size: u32,
-    /// `Reserved`.
+    /// `Reserved`: `Type` in the low byte.
     pub reserved: u32,
 }
+
+/// `EVENT_DATA_DESCRIPTOR_TYPE_NONE`: payload (EVT-12).
+pub const EVENT_DATA_DESCRIPTOR_TYPE_NONE: u8 = 0;
+/// `EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA`: TraceLogging event metadata (EVT-12).
+pub const EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA: u8 = 1;
+/// `EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA`: provider traits attached to this event,
+/// ignored when traits were set with EventSetInformation (EVT-12).
+pub const EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA: u8 = 2;
+/// `EVENT_DATA_DESCRIPTOR_TYPE_TIMESTAMP_OVERRIDE`: a 64-bit timestamp for the event, for
+/// relogging (EVT-12).
+pub const EVENT_DATA_DESCRIPTOR_TYPE_TIMESTAMP_OVERRIDE: u8 = 3;
 
 impl<'a> EventDataDescriptor<'a> {
     /// `EventDataDescCreate(&d, ptr, size)`.
@@ -28,31 +42,92 @@ impl<'a> EventDataDescriptor<'a> {
             reserved: 0,
         }
     }
+
+    /// A block of the given `Type` (EVT-12): what TraceLoggingDynamic or the TraceLogging
+    /// macros pass for metadata and timestamp overrides.
+    pub fn typed(data: &'a [u8], ty: u8) -> EventDataDescriptor<'a> {
+        EventDataDescriptor {
+            reserved: u32::from(ty),
+            ..EventDataDescriptor::new(data)
+        }
+    }
 }
 
-/// The 128 blocks EventWrite may take, as slices, or the Win32 code that rejects them.
+/// An event's data blocks, sorted by `Type` (EVT-11, EVT-12).
+#[derive(Default)]
+struct Blocks<'a> {
+    payload: Vec<&'a [u8]>,
+    event_metadata: Option<&'a [u8]>,
+    provider_metadata: Option<&'a [u8]>,
+    timestamp: Option<i64>,
+}
+
+/// The 128 blocks EventWrite may take, sorted by `Type` when `typed` (the provider opted in,
+/// EVT-12) and all payload otherwise, or the Win32 code that rejects them.
+///
+/// With `typed`, a second block of the same non-payload type, a timestamp block that is not
+/// 8 bytes, and a type above 3 are `ERROR_INVALID_PARAMETER` (the project's choice: ETW
+/// documents the four types and nothing about others or repeats).
 fn blocks<'a>(
     count: u32,
     data: Option<&'a [EventDataDescriptor<'a>]>,
-) -> Result<Vec<&'a [u8]>, Win32Error> {
+    typed: bool,
+) -> Result<Blocks<'a>, Win32Error> {
     let invalid = Win32Error::ERROR_INVALID_PARAMETER;
+    let mut out = Blocks::default();
     if count == 0 {
-        return Ok(Vec::new()); // UserData may be NULL when the count is 0 (EVT-11)
+        return Ok(out); // UserData may be NULL when the count is 0 (EVT-11)
     }
     let descs = data.ok_or(invalid)?.get(..count as usize).ok_or(invalid)?;
-    descs
-        .iter()
-        .map(|d| {
-            if d.reserved != 0 {
-                return Err(invalid);
+    out.payload.reserve(descs.len());
+    for d in descs {
+        if d.reserved >> 8 != 0 {
+            return Err(invalid); // Reserved1 / Reserved2 must be 0 (EVT-11)
+        }
+        let bytes = match d.ptr {
+            None if d.size == 0 => &[][..],
+            None => return Err(Win32Error::ERROR_NOACCESS),
+            Some(p) => p.get(..d.size as usize).ok_or(Win32Error::ERROR_NOACCESS)?,
+        };
+        let ty = if typed {
+            d.reserved as u8
+        } else {
+            EVENT_DATA_DESCRIPTOR_TYPE_NONE // the Type byte is ignored (EVT-12)
+        };
+        let once = |slot: &mut Option<&'a [u8]>| match slot.replace(bytes) {
+            None => Ok(()),
+            Some(_) => Err(invalid),
+        };
+        match ty {
+            EVENT_DATA_DESCRIPTOR_TYPE_NONE => out.payload.push(bytes),
+            EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA => once(&mut out.event_metadata)?,
+            EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA => once(&mut out.provider_metadata)?,
+            EVENT_DATA_DESCRIPTOR_TYPE_TIMESTAMP_OVERRIDE => {
+                let raw: [u8; 8] = bytes.try_into().map_err(|_| invalid)?;
+                if out.timestamp.replace(i64::from_le_bytes(raw)).is_some() {
+                    return Err(invalid);
+                }
             }
-            match d.ptr {
-                None if d.size == 0 => Ok(&[][..]),
-                None => Err(Win32Error::ERROR_NOACCESS),
-                Some(p) => p.get(..d.size as usize).ok_or(Win32Error::ERROR_NOACCESS),
-            }
-        })
-        .collect()
+            _ => return Err(invalid),
+        }
+    }
+    Ok(out)
+}
+
+/// The event name in TraceLogging event metadata (`UINT16 Size`, tag bytes — each with the
+/// high bit set when another follows — then the NUL-terminated UTF-8 name), for EVENT_NAME
+/// filters (FLT-22); `None` when the metadata does not hold one.
+fn tracelogging_event_name(metadata: &[u8]) -> Option<&str> {
+    let mut rest = metadata.get(2..)?;
+    loop {
+        let (&tag, tail) = rest.split_first()?;
+        rest = tail;
+        if tag & 0x80 == 0 {
+            break;
+        }
+    }
+    let end = rest.iter().position(|&b| b == 0)?;
+    std::str::from_utf8(&rest[..end]).ok()
 }
 
 impl Win32 {
@@ -251,11 +326,35 @@ fn write_enabled(
     user_data_count: u32,
     user_data: Option<&[EventDataDescriptor<'_>]>,
 ) -> u32 {
-    let data = match blocks(user_data_count, user_data) {
-        Ok(d) => d,
+    // EVT-12: the Type byte counts only for a provider that opted in, and is looked at only
+    // when some block has one.
+    let typed = user_data
+        .unwrap_or_default()
+        .iter()
+        .take(user_data_count as usize)
+        .any(|d| d.reserved as u8 != 0)
+        && p.uses_descriptor_type();
+    let blocks = match blocks(user_data_count, user_data, typed) {
+        Ok(b) => b,
         Err(e) => return e.code(),
     };
-    match p.write_with_options(desc, options, &data) {
+    let typed_options;
+    let options = if typed {
+        typed_options = WriteOptions {
+            tracelogging_metadata: blocks.event_metadata.or(options.tracelogging_metadata),
+            event_name: blocks
+                .event_metadata
+                .and_then(tracelogging_event_name)
+                .or(options.event_name),
+            provider_traits: blocks.provider_metadata.or(options.provider_traits),
+            timestamp: blocks.timestamp.or(options.timestamp),
+            ..*options
+        };
+        &typed_options
+    } else {
+        options
+    };
+    match p.write_with_options(desc, options, &blocks.payload) {
         Ok(()) => ERROR_SUCCESS,
         Err(e) => e.win32_code().code(),
     }

@@ -150,16 +150,22 @@ impl ProviderTraits {
 impl Provider {
     /// `EventSetInformation(RegHandle, InformationClass, EventInformation)`.
     ///
+    /// `EventProviderBinaryTrackInfo` and `EventProviderSetReserved1` are accepted and have no
+    /// effect the simulation can show (binary tracking feeds rundown of image paths).
+    ///
     /// # Errors
-    /// `ERROR_INVALID_PARAMETER` for an unknown class, a malformed traits blob, traits set a
-    /// second time (PRV-34; the code is the project's choice), or UseDescriptorType data that
-    /// is not one byte; `ERROR_INVALID_HANDLE` after unregistering.
+    /// `ERROR_NOT_SUPPORTED` for a class that is not a recognised value (as EventSetInformation
+    /// documents); `ERROR_INVALID_PARAMETER` for a malformed traits blob, traits set a second
+    /// time (PRV-34; the code is the project's choice), or UseDescriptorType data that is not
+    /// one byte; `ERROR_INVALID_HANDLE` after unregistering.
     pub fn set_information(&self, class: u32, data: &[u8]) -> Result<()> {
         if !self.is_registered() {
             return Err(Error::InvalidRegHandle(self.reg_handle()));
         }
-        let class = EventInfoClass::from_raw(class)
-            .ok_or_else(|| Error::invalid(format!("EVENT_INFO_CLASS {class} is unknown")))?;
+        let class = EventInfoClass::from_raw(class).ok_or_else(|| Error::Other {
+            code: etwsim_types::Win32Error::ERROR_NOT_SUPPORTED,
+            context: format!("EVENT_INFO_CLASS {class} is not a recognised class"),
+        })?;
         let mut info = self.reg.info.lock();
         match class {
             EventInfoClass::BinaryTrackInfo | EventInfoClass::SetReserved1 => Ok(()),

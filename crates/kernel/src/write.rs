@@ -56,6 +56,13 @@ pub struct WriteOptions<'a> {
     pub event_name: Option<&'a str>,
     /// A TraceLogging event's metadata: written as an EVENT_SCHEMA_TL item.
     pub tracelogging_metadata: Option<&'a [u8]>,
+    /// Provider metadata attached to this event (a Type-2 data descriptor, EVT-12): written
+    /// as its PROV_TRAITS item unless the provider set traits with EventSetInformation,
+    /// which take precedence.
+    pub provider_traits: Option<&'a [u8]>,
+    /// A timestamp override (a Type-3 data descriptor, EVT-12): the event's `TimeStamp` in
+    /// every session, as given (raw clock units), instead of the clock's.
+    pub timestamp: Option<i64>,
 }
 
 /// One extended item as the event path plans it, borrowing its data.
@@ -344,6 +351,8 @@ struct Call<'a> {
 struct Stamp {
     activity: Guid,
     ticks: u64,
+    /// The caller's timestamp override (EVT-12), used as is in every session.
+    timestamp: Option<i64>,
     cpu: usize,
     tid: u32,
     string_only: bool,
@@ -548,6 +557,8 @@ impl Provider {
             && opts.flags == 0
             && opts.event_name.is_none()
             && opts.tracelogging_metadata.is_none()
+            && opts.provider_traits.is_none()
+            && opts.timestamp.is_none()
             && self.reg.traits_blob.get().is_none()
         {
             // One session, nothing but level and keywords to check, no extended item: the
@@ -601,6 +612,7 @@ impl Provider {
         let stamp = Stamp {
             activity: activity.copied().unwrap_or_else(|| thread.activity_id()),
             ticks,
+            timestamp: None,
             cpu: thread.cpu.load(Ordering::Relaxed) as usize,
             tid: thread.tid,
             string_only,
@@ -666,7 +678,12 @@ impl Provider {
             Some(f) if !f.is_empty() => &f[..f.len().min(MAX_STACK_FRAMES)],
             _ => &synthetic,
         };
-        let traits = self.reg.traits_blob.get().map(|b| &b[..]);
+        let traits = self
+            .reg
+            .traits_blob
+            .get()
+            .map(|b| &b[..])
+            .or(opts.provider_traits);
 
         let mut plans: [Option<Plan<'_>>; 8] = Default::default();
         for (i, (route, stack)) in targets.iter().flatten().enumerate() {
@@ -735,6 +752,7 @@ impl Provider {
         let stamp = Stamp {
             activity,
             ticks,
+            timestamp: opts.timestamp,
             cpu,
             tid: thread.tid,
             string_only,
@@ -848,7 +866,9 @@ impl Provider {
             flags,
             stamp.tid,
             self.reg.pid,
-            ctx.clock.raw(stamp.ticks, ctx.cfg.clock),
+            stamp
+                .timestamp
+                .unwrap_or_else(|| ctx.clock.raw(stamp.ticks, ctx.cfg.clock)),
             self.reg.guid_words,
             desc,
             &stamp.activity,
