@@ -833,6 +833,40 @@ fn failed_event_register_sets_the_handle_to_zero() {
 }
 
 #[test]
+fn the_registration_limit_counts_registrations_held_not_made() {
+    // rule: PRV-04
+    // 70,000 EventRegister / EventUnregister cycles (more than the 65,536 REGHANDLEs the
+    // table once allowed): the limit is on registrations held at once, so every cycle works,
+    // every handle is new, and a stale one is still refused.
+    let k = kernel();
+    let app = user_process(&k, "app.exe");
+    let w = Win32::new(&app);
+    let g = guid(3);
+    let mut first = 0;
+    let mut last = 0;
+    for i in 0..70_000u32 {
+        let mut r = 0;
+        assert_eq!(w.event_register(Some(&g), None, 0, Some(&mut r)), 0, "#{i}");
+        assert!(r > last, "#{i}: handles are never reused");
+        assert_eq!(w.event_unregister(r), 0, "#{i}");
+        if i == 0 {
+            first = r;
+        }
+        last = r;
+    }
+    for stale in [first, last] {
+        assert_rejected_code(&k, Win32Error::ERROR_INVALID_HANDLE, || {
+            w.event_unregister(stale)
+        });
+    }
+    // And the 1,024 held at once are still available after all that.
+    for i in 0..MAX_REGISTRATIONS_PER_PROCESS {
+        let mut r = 0;
+        assert_eq!(w.event_register(Some(&g), None, 0, Some(&mut r)), 0, "#{i}");
+    }
+}
+
+#[test]
 fn event_unregister_of_zero_or_an_unknown_handle_is_invalid_handle() {
     // rule: PRV-03
     let k = kernel();

@@ -3,10 +3,16 @@
 //!
 //! Slots are handed out once and never reused, so a stale handle can never name a later
 //! registration and a lookup needs no lock: the table is chunks of [`CHUNK`] slots, each
-//! allocated once and never moved — the first with the table, the others in a fixed directory
-//! (`OnceLock`) when first needed; a slot holds its `Provider` for the table's life (after
-//! EventUnregister it stays, unregistered, and lookups refuse it). A `Win32` value hands out
-//! at most [`MAX_REG_HANDLES`] handles over its life.
+//! allocated once and never moved — the first with the table, the others in a two-level
+//! directory of `OnceLock`s, filled when first needed; a slot holds its `Provider` for the
+//! table's life (after EventUnregister it stays, unregistered, and lookups refuse it).
+//!
+//! A `Win32` value hands out [`MAX_REG_HANDLES`] (2^28) handles over its life: a test suite
+//! that registers and unregisters in a loop runs out of memory long before (each retired
+//! registration keeps its `ETW_REG_ENTRY`, a few hundred bytes) — far past the 65,536 that
+//! a one-level directory allowed (PRV-04 limits registrations *held at once* to 1,024, not
+//! made). Reusing slots would need the lookup to pin the provider it returns (a reference
+//! count or an epoch on every EventWrite), which the disabled path cannot afford.
 //!
 //! A process rarely makes more than a few registrations, so a lookup in the first chunk is
 //! the hot path: one compare, one pointer, the slot's `OnceLock` (P3).
@@ -17,23 +23,29 @@ use std::sync::OnceLock;
 
 const CHUNK_BITS: u32 = 6;
 const CHUNK: usize = 1 << CHUNK_BITS;
-const CHUNKS: usize = 1024;
+const MID_BITS: u32 = 10;
+/// Chunks per second-level directory.
+const MID: usize = 1 << MID_BITS;
+/// Second-level directories.
+const TOP: usize = 1 << 12;
 /// Registrations one `Win32` value can hand out over its life.
-pub const MAX_REG_HANDLES: usize = CHUNK * CHUNKS;
+pub const MAX_REG_HANDLES: usize = CHUNK * MID * TOP;
 /// High bits of every REGHANDLE, so small integers are never valid handles.
 const TAG: u64 = 0x5EC0_0000_0000_0000;
 
 /// Fixed-size arrays, so a lookup whose index passed a range check needs no other bounds
 /// check.
 type Chunk = [OnceLock<Provider>; CHUNK];
-type Directory = [OnceLock<Box<Chunk>>; CHUNKS - 1];
+type Mid = [OnceLock<Box<Chunk>>; MID];
+type Top = [OnceLock<Box<Mid>>; TOP];
 
 pub(super) struct RegHandles {
     /// Slots `0..CHUNK`, allocated with the table: a process rarely needs more, and a lookup
     /// there skips the directory.
     first: Box<Chunk>,
-    /// Chunk `i + 1` (slots `(i + 1) * CHUNK..`), allocated when first needed.
-    chunks: Box<Directory>,
+    /// Chunk `c` (slots `c * CHUNK..`, `c >= 1`) is `top[c >> MID_BITS][c % MID]`, each level
+    /// allocated when first needed.
+    top: Box<Top>,
     /// Slots handed out so far; only `insert` (under the lock) advances it.
     next: Mutex<usize>,
 }
@@ -42,7 +54,7 @@ impl Default for RegHandles {
     fn default() -> RegHandles {
         RegHandles {
             first: boxed_array(),
-            chunks: boxed_array(),
+            top: boxed_array(),
             next: Mutex::new(0),
         }
     }
@@ -58,9 +70,15 @@ impl RegHandles {
     pub(super) fn insert(&self, p: Provider) -> Option<u64> {
         let mut next = self.next.lock();
         let idx = *next;
-        let chunk = match (idx / CHUNK).checked_sub(1) {
-            None => &self.first,
-            Some(i) => self.chunks.get(i)?.get_or_init(boxed_array),
+        if idx >= MAX_REG_HANDLES {
+            return None;
+        }
+        let chunk = match idx / CHUNK {
+            0 => &self.first,
+            c => self.top[c >> MID_BITS]
+                .get_or_init(boxed_array)
+                .get(c % MID)?
+                .get_or_init(boxed_array),
         };
         chunk[idx % CHUNK].set(p).ok()?;
         *next += 1;
@@ -81,9 +99,9 @@ impl RegHandles {
     /// A handle is `TAG | (slot + 1)`, so `(handle ^ TAG) - 1` is the slot for exactly the
     /// handles `insert` can have made, and out of range (a huge number) for 0, a missing or
     /// wrong tag and stray high bits: one compare against [`CHUNK`] decides the first chunk,
-    /// one against [`MAX_REG_HANDLES`] the others. Then the chunk's `OnceLock` (not for the
-    /// first) and the slot's (unset: never handed out); the arrays have fixed sizes, so the
-    /// compiler drops the other bounds checks.
+    /// one against [`MAX_REG_HANDLES`] the others. Then the directories' `OnceLock`s (not for
+    /// the first chunk) and the slot's (unset: never handed out); the arrays have fixed
+    /// sizes, so the compiler drops the other bounds checks.
     #[inline]
     pub(super) fn slot(&self, handle: u64) -> Option<&Provider> {
         let idx = (handle ^ TAG).wrapping_sub(1);
@@ -93,11 +111,13 @@ impl RegHandles {
         if idx >= MAX_REG_HANDLES as u64 {
             return None;
         }
-        let idx = idx as usize;
-        self.chunks
-            .get((idx >> CHUNK_BITS) - 1)?
+        let c = idx as usize >> CHUNK_BITS;
+        self.top
+            .get(c >> MID_BITS)?
             .get()?
-            .get(idx % CHUNK)?
+            .get(c % MID)?
+            .get()?
+            .get(idx as usize % CHUNK)?
             .get()
     }
 }
@@ -189,24 +209,23 @@ mod tests {
     }
 
     #[test]
-    fn the_table_hands_out_max_reg_handles_then_none() {
+    fn handles_cross_directory_boundaries_and_the_last_one_ends_the_table() {
         let (_k, app) = process();
         let t = RegHandles::default();
-        let mut last = 0;
-        for i in 0..MAX_REG_HANDLES {
-            // Unregistered at once: a process holds at most 1,024 registrations (PRV-04),
-            // but its handles are never reused.
+        // Jump the counter (the slots in between are never handed out) to the edges: the
+        // last slot of the first second-level directory, the first of the next, and the
+        // very last handle.
+        for start in [CHUNK * MID - 1, MAX_REG_HANDLES - 1] {
+            *t.next.lock() = start;
             let h = t.insert(provider(&app, 1)).expect("a handle");
-            assert_eq!(h, TAG | (i as u64 + 1));
-            t.slot(h)
-                .expect("its slot")
-                .unregister_in_place()
-                .expect("unregister");
-            last = h;
+            assert_eq!(h, TAG | (start as u64 + 1));
+            assert!(t.get(h).is_some(), "slot {start}");
+            assert!(t.slot(h - 1).is_none(), "never handed out");
         }
-        assert!(t.slot(last).is_some(), "the last slot");
-        assert!(t.get(last).is_none(), "unregistered");
         assert_eq!(t.insert(provider(&app, 1)), None, "used up");
-        assert!(t.slot(last + 1).is_none());
+        assert!(t.slot(TAG | (MAX_REG_HANDLES as u64 + 1)).is_none());
+        *t.next.lock() = CHUNK * MID;
+        let h = t.insert(provider(&app, 2)).expect("the next directory");
+        assert_eq!(t.get(h).map(|p| p.guid()), Some(provider_guid(2)));
     }
 }
