@@ -1633,3 +1633,79 @@ fn private_in_proc_guid_registered_by_another_process_is_refused() {
         .start()
         .unwrap();
 }
+
+#[test]
+fn the_session_builder_is_order_independent() {
+    // rule: SES-23
+    // rule: SES-26
+    // Each setter adds its part; the mode is computed at start(), whatever the order.
+    let k = kernel();
+    let file_then_rt = k
+        .session("a")
+        .log_file("a.etl")
+        .real_time()
+        .start()
+        .unwrap();
+    let rt_then_file = k
+        .session("b")
+        .real_time()
+        .log_file("b.etl")
+        .start()
+        .unwrap();
+    let both = LogFileMode::REAL_TIME | LogFileMode::SEQUENTIAL;
+    assert_eq!(file_then_rt.query().unwrap().log_file_mode, both);
+    assert_eq!(rt_then_file.query().unwrap().log_file_mode, both);
+    // mode(..) adds its bits, before or after the file, and twice adds both.
+    let a = k
+        .session("c")
+        .mode(LogFileMode::INDEPENDENT_SESSION)
+        .log_file("c.etl")
+        .mode(LogFileMode::REAL_TIME)
+        .start()
+        .unwrap();
+    let b = k
+        .session("d")
+        .log_file("d.etl")
+        .mode(LogFileMode::REAL_TIME | LogFileMode::INDEPENDENT_SESSION)
+        .start()
+        .unwrap();
+    let want = LogFileMode::INDEPENDENT_SESSION | LogFileMode::REAL_TIME | LogFileMode::SEQUENTIAL;
+    assert_eq!(a.query().unwrap().log_file_mode, want);
+    assert_eq!(b.query().unwrap().log_file_mode, want);
+    // A chosen file layout is kept.
+    let circ = k
+        .session("e")
+        .log_file("e.etl")
+        .maximum_file_size(1)
+        .mode(LogFileMode::CIRCULAR)
+        .start()
+        .unwrap();
+    assert_eq!(circ.query().unwrap().log_file_mode, LogFileMode::CIRCULAR);
+    // Nothing chosen: real time.
+    let plain = k.session("f").start().unwrap();
+    assert_eq!(plain.query().unwrap().log_file_mode, LogFileMode::REAL_TIME);
+    // Conflicts are refused at start() with StartTrace's code, in either order, and change
+    // nothing.
+    for (name, build) in [
+        ("g", k.session("g").buffering().log_file("g.etl")),
+        ("h", k.session("h").log_file("h.etl").buffering()),
+        ("i", k.session("i").real_time().buffering()),
+        ("j", k.session("j").buffering().real_time()),
+    ] {
+        assert_rejected(&k, Win32Error::ERROR_INVALID_PARAMETER, || build.start());
+        assert!(
+            k.session(name).buffering().start().is_ok(),
+            "{name} alone starts"
+        );
+    }
+}
+
+#[test]
+fn the_builder_docs_promise_holds_buffer_counts_are_adjusted_and_query_shows_them() {
+    // rule: SES-59
+    // rule: SES-60
+    let k = Kernel::builder().cpus(4).deterministic(3).build().unwrap();
+    let s = k.session("adj").maximum_buffers(2).start().unwrap();
+    let q = s.query().unwrap();
+    assert_eq!((q.minimum_buffers, q.maximum_buffers), (8, 8), "2 × 4 CPUs");
+}

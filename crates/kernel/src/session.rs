@@ -603,19 +603,42 @@ pub struct SessionUpdate {
 }
 
 /// Builds and starts a session: the Rust face of StartTrace.
+///
+/// The setters may come in any order: each adds its part, and [`SessionBuilder::start`]
+/// computes the final `LogFileMode` from all of them —
+///
+/// * [`mode`](SessionBuilder::mode) adds its bits (calling it twice adds both);
+/// * [`log_file`](SessionBuilder::log_file) names the file, and adds SEQUENTIAL when no file
+///   layout (SEQUENTIAL, CIRCULAR, NEWFILE) was chosen (the mode-0 file of SES-31 is made
+///   with a [`SessionConfig`] and [`Kernel::start_trace`]);
+/// * [`real_time`](SessionBuilder::real_time) adds REAL_TIME, [`buffering`](SessionBuilder::buffering)
+///   BUFFERING;
+/// * with none of these, the session is REAL_TIME.
+///
+/// Combinations StartTrace refuses are refused by `start()` with its code (SES-23: for
+/// example `buffering()` with `log_file(..)` or `real_time()` is ERROR_INVALID_PARAMETER).
+///
+/// Buffer settings are adjusted as StartTrace adjusts them (SES-57…SES-60): BufferSize 0
+/// becomes 64 KB, MinimumBuffers is raised to 2 per CPU, MaximumBuffers to at least
+/// MinimumBuffers (+20 when it is 0) — `maximum_buffers(2)` on a 4-CPU kernel becomes 8 —
+/// and [`Session::query`] shows the values in force, not the ones asked for.
 #[must_use = "a SessionBuilder does nothing until start() is called"]
 pub struct SessionBuilder {
     pub(crate) kernel: Kernel,
     pub(crate) caller: Option<Process>,
     pub(crate) config: SessionConfig,
     pub(crate) sink: Option<Box<dyn Sink>>,
+    /// The bits `mode(..)` added, if it was called.
+    pub(crate) mode: Option<LogFileMode>,
+    pub(crate) real_time: bool,
+    pub(crate) buffering: bool,
 }
 
 impl std::fmt::Debug for SessionBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SessionBuilder")
             .field("caller", &self.caller)
-            .field("config", &self.config)
+            .field("config", &self.config())
             .field("sink", &self.sink.is_some())
             .finish_non_exhaustive()
     }
@@ -627,31 +650,24 @@ impl SessionBuilder {
         self.config.guid = guid;
         self
     }
-    /// The whole `LogFileMode` (replacing the default REAL_TIME).
+    /// Adds `LogFileMode` bits (see the type's docs for how the final mode is made).
     pub fn mode(mut self, mode: LogFileMode) -> Self {
-        self.config.mode = mode;
+        self.mode = Some(self.mode.unwrap_or_else(LogFileMode::empty) | mode);
         self
     }
-    /// A log file; sets SEQUENTIAL unless a file layout is already chosen, and clears the
-    /// default REAL_TIME unless [`SessionBuilder::real_time`] is called afterwards.
+    /// A log file (SEQUENTIAL unless a file layout is chosen).
     pub fn log_file(mut self, path: &str) -> Self {
-        if self.config.mode == LogFileMode::REAL_TIME {
-            self.config.mode = LogFileMode::empty();
-        }
-        if !self.config.mode.intersects(LogFileMode::FILE_LAYOUT) {
-            self.config.mode |= LogFileMode::SEQUENTIAL;
-        }
         self.config.log_file = Some(path.into());
         self
     }
     /// Adds REAL_TIME.
     pub fn real_time(mut self) -> Self {
-        self.config.mode |= LogFileMode::REAL_TIME;
+        self.real_time = true;
         self
     }
-    /// BUFFERING mode (an in-memory ring, nothing else).
+    /// Adds BUFFERING (an in-memory ring; StartTrace refuses it with a file or real time).
     pub fn buffering(mut self) -> Self {
-        self.config.mode = LogFileMode::BUFFERING;
+        self.buffering = true;
         self
     }
     /// `BufferSize` in KB.
@@ -694,18 +710,41 @@ impl SessionBuilder {
         self.caller = Some(process.clone());
         self
     }
-    /// The configuration built so far.
-    pub fn config(&self) -> &SessionConfig {
-        &self.config
+    /// The configuration StartTrace will get: the settings so far, with the `LogFileMode`
+    /// their parts make (before StartTrace's own adjustments).
+    pub fn config(&self) -> SessionConfig {
+        let mut mode = self.mode.unwrap_or_else(LogFileMode::empty);
+        if self.real_time {
+            mode |= LogFileMode::REAL_TIME;
+        }
+        if self.buffering {
+            mode |= LogFileMode::BUFFERING;
+        }
+        if self.config.log_file.is_some() && !mode.intersects(LogFileMode::FILE_LAYOUT) {
+            mode |= LogFileMode::SEQUENTIAL;
+        }
+        if self.mode.is_none()
+            && !self.real_time
+            && !self.buffering
+            && self.config.log_file.is_none()
+        {
+            mode = LogFileMode::REAL_TIME; // nothing chosen: a real-time session
+        }
+        SessionConfig {
+            mode,
+            ..self.config.clone()
+        }
     }
-    /// StartTrace.
+    /// StartTrace with the configuration [`SessionBuilder::config`] shows.
     ///
     /// # Errors
-    /// As [`Kernel::start_trace`].
+    /// As [`Kernel::start_trace`]; a combination of setters StartTrace refuses gets its code
+    /// (SES-23). Nothing changes when an error is returned.
     pub fn start(self) -> Result<Session> {
+        let config = self.config();
         let caller = self.caller.unwrap_or_else(|| self.kernel.system_process());
         self.kernel
-            .start_trace_with_sink(&caller, &self.config, self.sink)
+            .start_trace_with_sink(&caller, &config, self.sink)
     }
 
     /// Writes flushed buffers to `sink` (for example a [`crate::MemorySink`] a test inspects)
@@ -938,6 +977,9 @@ impl Kernel {
             caller: None,
             config: SessionConfig::new(name),
             sink: None,
+            mode: None,
+            real_time: false,
+            buffering: false,
         }
     }
 
