@@ -636,8 +636,12 @@ fn bad_enable_calls_change_nothing() {
             p.enable_property = 0x0001_0000;
             f.enable(f.h(), Some(&p))
         }),
-        case("PROVIDER_GROUP", Win32Error::ERROR_NOT_SUPPORTED, |f| {
-            let p = EnableTraceParameters::v2(EnableProperty::PROVIDER_GROUP, &[]);
+        case("PROVIDER_GROUP with an event-ID filter", INVALID, |f| {
+            let ids = EventFilter::EventId {
+                filter_in: true,
+                ids: vec![1],
+            };
+            let p = EnableTraceParameters::v2(EnableProperty::PROVIDER_GROUP, &[ids]);
             f.enable(f.h(), Some(&p))
         }),
         case("standard user enables", DENIED, |f| {

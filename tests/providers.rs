@@ -2288,43 +2288,179 @@ fn event_set_information_classes_have_their_documented_values() {
     });
 }
 
-// rule: PRV-36
+type Heard = Arc<Mutex<Vec<(ControlCode, u8, u64)>>>;
+
+/// A registration of `g` that logs its callbacks (code, level, MatchAny).
+fn listening(app: &etwsim::Process, g: Guid) -> (etwsim::Provider, Heard) {
+    let heard: Heard = Arc::default();
+    let h = heard.clone();
+    let p = app
+        .register_provider_with_callback(g, move |n: &EnableNotification| {
+            h.lock()
+                .unwrap()
+                .push((n.is_enabled, n.level.0, n.match_any_keyword.0))
+        })
+        .unwrap();
+    (p, heard)
+}
+
 #[test]
-fn provider_group_enables_are_refused_as_not_supported() {
+fn a_provider_group_enable_reaches_every_member_present_and_future() {
+    // rule: PRV-36
+    // rule: FLT-10
     let k = kernel();
-    let g = guid(1);
+    let group = guid(50);
+    let app = user_process(&k, "app.exe");
+    let (early, early_heard) = listening(&app, guid(1));
+    early
+        .set_traits(&ProviderTraits::new("Early").with_group(group))
+        .unwrap();
+    let outsider = app
+        .register_tracelogging(guid(2), &ProviderTraits::new("Outsider"))
+        .unwrap();
+    let sink = etwsim::MemorySink::new();
+    let s = k
+        .session("grp")
+        .log_file("grp.etl")
+        .sink(sink.clone())
+        .start()
+        .unwrap();
+    let as_group = EnableParams::new()
+        .level(Level::WARNING)
+        .any(0x10)
+        .property(EnableProperty::PROVIDER_GROUP);
+    s.enable(group, &as_group).unwrap();
+    // The member is enabled with the group's level and keywords; the outsider is not.
+    assert!(early.is_enabled_for(Level::WARNING, Keyword(0x10)));
+    assert!(!early.is_enabled_for(Level::INFORMATION, Keyword(0x10)));
+    assert!(!early.is_enabled_for(Level::WARNING, Keyword(0x20)));
+    assert!(!outsider.is_enabled());
+    assert_eq!(
+        *early_heard.lock().unwrap(),
+        [(ControlCode::EnableProvider, 3, 0x10)]
+    );
+    // A registration that joins later is enabled as it joins, its callback before
+    // EventSetInformation returns.
+    let (late, late_heard) = listening(&app, guid(3));
+    assert!(!late.is_enabled());
+    late.set_traits(&ProviderTraits::new("Late").with_group(group))
+        .unwrap();
+    assert!(late.is_enabled_for(Level::WARNING, Keyword(0x10)));
+    assert_eq!(
+        *late_heard.lock().unwrap(),
+        [(ControlCode::EnableProvider, 3, 0x10)]
+    );
+    // Both members' events reach the session; one level too verbose does not.
+    let d = EventDescriptor::new(7, Level::WARNING, Keyword(0x10));
+    early.write(&d, &[b"e"]).unwrap();
+    late.write(&d, &[b"l"]).unwrap();
+    late.write(&EventDescriptor::new(8, Level::VERBOSE, Keyword(0x10)), &[])
+        .unwrap();
+    // The same session enabling a member directly as well routes it once, with the
+    // member's own settings (the project's choice).
+    s.enable(
+        guid(3),
+        &EnableParams::new().level(Level::VERBOSE).any(0x10),
+    )
+    .unwrap();
+    late.write(&EventDescriptor::new(9, Level::VERBOSE, Keyword(0x10)), &[])
+        .unwrap();
+    s.flush().unwrap();
+    let got: Vec<(Guid, u16)> = sink
+        .records()
+        .iter()
+        .map(|r| (r.header.provider_id, r.header.descriptor.id))
+        .collect();
+    assert_eq!(got, [(guid(1), 7), (guid(3), 7), (guid(3), 9)]);
+    // Disabling the group (DISABLE_PROVIDER with the property) disables its members; the one
+    // also enabled directly stays.
+    let disable_group = |s: &Session| {
+        k.enable_trace_ex2(
+            &k.system_process(),
+            Target::Handle(s.handle()),
+            group,
+            ControlCode::DisableProvider,
+            &EnableParams::new().property(EnableProperty::PROVIDER_GROUP),
+        )
+    };
+    disable_group(&s).unwrap();
+    assert!(!early.is_enabled());
+    assert!(late.is_enabled());
+    assert_eq!(
+        early_heard.lock().unwrap().last(),
+        Some(&(ControlCode::DisableProvider, 0, 0))
+    );
+    // Enabled again, then the session stops: the members are let go.
+    s.enable(group, &as_group).unwrap();
+    assert!(early.is_enabled());
+    s.stop().unwrap();
+    assert!(!early.is_enabled() && !late.is_enabled());
+    // Unregistering a member leaves the group.
+    let s2 = start(&k, "again");
+    early.unregister().unwrap();
+    s2.enable(group, &as_group).unwrap();
+    assert!(!outsider.is_enabled());
+    // Without the property the group GUID is just another provider GUID: no member is enabled.
+    let s3 = start(&k, "plain");
+    disable_group(&s2).unwrap();
+    s3.enable(group, &EnableParams::new()).unwrap();
+    assert!(!late.is_enabled());
+}
+
+#[test]
+fn provider_group_enables_refuse_what_groups_cannot_take() {
+    // rule: PRV-36
+    let k = kernel();
     let group = guid(50);
     let app = user_process(&k, "app.exe");
     let member = app
-        .register_tracelogging(g, &ProviderTraits::new("Member").with_group(group))
+        .register_tracelogging(guid(1), &ProviderTraits::new("Member").with_group(group))
         .unwrap();
     assert_eq!(member.traits().unwrap().group(), Some(group));
     let s = start(&k, "s");
-    let as_group = EnableParams::new().property(EnableProperty::PROVIDER_GROUP);
-    assert_eq!(EnableProperty::PROVIDER_GROUP.bits(), 0x20);
-    let not_supported = Win32Error::ERROR_NOT_SUPPORTED;
-    for code in [
-        ControlCode::EnableProvider,
-        ControlCode::DisableProvider,
-        ControlCode::CaptureState,
+    let invalid = Win32Error::ERROR_INVALID_PARAMETER;
+    // Event-ID, event-name and payload filters do not apply to groups: refused (the project's
+    // choice of code).
+    for f in [
+        EventFilter::EventId {
+            filter_in: true,
+            ids: vec![1],
+        },
+        EventFilter::Payload(vec![0; 8]),
     ] {
-        assert_rejected(&k, not_supported, || {
-            k.enable_trace_ex2(
-                &k.system_process(),
-                Target::Handle(s.handle()),
-                group,
-                code,
-                &as_group,
-            )
-        });
+        let p = EnableParams::new()
+            .property(EnableProperty::PROVIDER_GROUP)
+            .filter(f);
+        assert_rejected(&k, invalid, || s.enable(group, &p));
     }
+    // Private sessions cannot control groups.
+    let private = k
+        .session("priv")
+        .mode(etwsim::LogFileMode::PRIVATE_LOGGER)
+        .guid(guid(1))
+        .log_file("p.etl")
+        .caller(&app)
+        .start()
+        .unwrap();
+    let as_group = EnableParams::new().property(EnableProperty::PROVIDER_GROUP);
+    assert_rejected(&k, invalid, || private.enable(group, &as_group));
+    assert!(!member.is_enabled());
+    // The Win32 face takes the property in ENABLE_TRACE_PARAMETERS.
     let w = Win32::new(&k.system_process());
     let params = EnableTraceParameters::v2(EnableProperty::PROVIDER_GROUP, &[]);
-    assert_rejected_code(&k, not_supported, || {
-        w.enable_trace_ex2(s.handle().0, Some(&group), 1, 4, 0, 0, 0, Some(&params))
+    assert_eq!(
+        w.enable_trace_ex2(s.handle().0, Some(&group), 1, 4, 0, 0, 0, Some(&params)),
+        0
+    );
+    assert!(member.is_enabled());
+    // A ninth session enabling the group finds no free slot.
+    for i in 0..7 {
+        start(&k, &format!("g{i}"))
+            .enable(group, &as_group)
+            .unwrap();
+    }
+    let ninth = start(&k, "ninth");
+    assert_rejected(&k, Win32Error::ERROR_NO_SYSTEM_RESOURCES, || {
+        ninth.enable(group, &as_group)
     });
-    assert!(!member.is_enabled());
-    // Without the property the group GUID is just another provider GUID: no member is enabled.
-    s.enable(group, &EnableParams::new()).unwrap();
-    assert!(!member.is_enabled());
 }

@@ -224,6 +224,7 @@ impl KernelBuilder {
             next_client_id: 8,
             next_start_key: 1,
             guids: BTreeMap::new(),
+            groups: BTreeMap::new(),
             next_reg_id: 1,
             enable_seq: 0,
         };
@@ -331,6 +332,9 @@ pub(crate) struct State {
     next_start_key: u64,
     /// `ETW_GUID_ENTRY` table.
     pub(crate) guids: BTreeMap<Guid, GuidEntry>,
+    /// Provider groups (PRV-36): a group GUID's 8 enable slots and its member registrations
+    /// (those whose traits name the group), by group GUID.
+    pub(crate) groups: BTreeMap<Guid, GuidEntry>,
     pub(crate) next_reg_id: u64,
     /// Counts EnableTraceEx2 calls; orders "last one wins" for classic providers (PRV-22).
     pub(crate) enable_seq: u64,

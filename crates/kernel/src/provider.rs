@@ -69,6 +69,8 @@ const MASK: u64 = 0xff;
 const KW0: u64 = 1 << 16;
 /// Every route has a filter-in EVENT_ID list: `id_gate` summarises their union.
 pub(crate) const ID_GATE: u64 = 1 << 17;
+/// Bits 24–31 of the word: the provider group's slots that enable the registration (PRV-36).
+const GROUP_SHIFT: u32 = 24;
 
 /// What an enable callback receives (`PENABLECALLBACK`'s arguments, PRV-09).
 #[doc(alias = "PENABLECALLBACK")]
@@ -290,6 +292,8 @@ pub struct RegEntry {
     /// The traits blob, once set: attached to every event as PROV_TRAITS (PRV-34). Set once,
     /// read without a lock by the event path.
     pub(crate) traits_blob: std::sync::OnceLock<Box<[u8]>>,
+    /// The provider group the traits named (PRV-36), set once with them, under the state lock.
+    pub(crate) group: std::sync::OnceLock<Guid>,
     /// The registering process's user SID, binary (SID items, FLT-11).
     pub(crate) sid: Box<[u8]>,
     /// The registering process's terminal-session id (TS_ID items, FLT-11).
@@ -324,6 +328,11 @@ impl RegEntry {
 
     fn mask(&self) -> u8 {
         (self.word.load(Ordering::Relaxed) & MASK) as u8
+    }
+
+    /// The group slots (PRV-36) that enable this registration, as a bit mask.
+    fn group_mask(&self) -> u8 {
+        (self.word.load(Ordering::Relaxed) >> GROUP_SHIFT) as u8
     }
 
     /// `false` when every session that enables the registration has a filter-in EVENT_ID
@@ -438,69 +447,96 @@ fn applicable(entry: &GuidEntry, reg: &RegEntry, p: Option<&ProcessRecord>) -> u
     }
 }
 
-/// The composite of the slots in `mask`: (effective level, any, all, keyword-0 allowed).
-fn composite(entry: &GuidEntry, mask: u8, modern: bool) -> (u8, u64, u64, bool) {
+/// The composite of `slots`: (effective level, any, all, keyword-0 allowed).
+fn composite(slots: &[(u8, &SlotEntry)], modern: bool) -> (u8, u64, u64, bool) {
     let (mut level, mut any, mut all, mut kw0) = (0u8, 0u64, u64::MAX, false);
-    for (i, s) in entry.slots.iter().enumerate() {
-        let Some(s) = s.as_ref().filter(|_| mask & (1 << i) != 0) else {
-            continue;
-        };
+    for (_, s) in slots {
         let f = &s.cfg.filter;
         level = level.max(effective_level(f.level).0);
         any |= effective_any(f.match_any, modern).0;
         all &= effective_all(f.match_any, f.match_all).0;
         kw0 |= !f.enable_property.contains(EnableProperty::IGNORE_KEYWORD_0);
     }
-    if mask == 0 {
+    if slots.is_empty() {
         (0, 0, 0, false)
     } else {
         (level, any, all, kw0)
     }
 }
 
-/// Recomputes a registration's cached word and routes from its GUID entry: the one cold
-/// function that writes them. Returns the (old, new) enable masks.
-pub(crate) fn rebuild(entry: &GuidEntry, reg: &RegEntry, p: Option<&ProcessRecord>) -> (u8, u8) {
-    let old = reg.mask();
-    let mask = if reg.registered.load(Ordering::Relaxed) {
+/// The route slot number of group slot `i`: past the 64 bits of EventWriteEx's Filter, which
+/// names the provider's own enable slots (EVT-04), so a group session is never excluded by it.
+const GROUP_ROUTE_SLOT: u8 = 64;
+
+/// Recomputes a registration's cached word and routes from its GUID entry and, for a member
+/// of a provider group, the group's entry (PRV-36): the one cold function that writes them.
+/// Returns the (old, new) masks: the own slots in the low byte, the group slots in the high.
+///
+/// A session that enables the provider itself and through its group routes once, with the
+/// provider's own settings (the project's choice: the direct enable is the more specific).
+pub(crate) fn rebuild(
+    entry: &GuidEntry,
+    group: Option<&GuidEntry>,
+    reg: &RegEntry,
+    p: Option<&ProcessRecord>,
+) -> (u16, u16) {
+    let old = u16::from(reg.mask()) | u16::from(reg.group_mask()) << 8;
+    let registered = reg.registered.load(Ordering::Relaxed);
+    let mask = if registered {
         applicable(entry, reg, p)
     } else {
         0
     };
-    let (level, any, all, kw0) = composite(entry, mask, !reg.is_classic());
-    reg.any.store(any, Ordering::Relaxed);
-    reg.all.store(all, Ordering::Relaxed);
-    let routes: Vec<Route> = entry
+    let mut active: Vec<(u8, &SlotEntry)> = entry
         .slots
         .iter()
         .enumerate()
         .filter(|(i, _)| mask & (1 << i) != 0)
-        .filter_map(|(i, s)| {
-            s.as_ref().map(|s| Route {
-                slot: i as u8,
-                logger: s.logger.clone(),
-                filter: s.cfg.filter.clone(),
-            })
+        .filter_map(|(i, s)| Some((i as u8, s.as_ref()?)))
+        .collect();
+    let mut group_mask = 0u8;
+    if let Some(g) = group.filter(|_| registered && !reg.is_classic()) {
+        for (i, s) in g.slots.iter().enumerate() {
+            let Some(s) = s else { continue };
+            let direct = active
+                .iter()
+                .any(|(_, a)| Arc::ptr_eq(&a.logger, &s.logger));
+            if s.logger.is_running() && slot_applies(s, reg, p) && !direct {
+                group_mask |= 1 << i;
+                active.push((GROUP_ROUTE_SLOT + i as u8, s));
+            }
+        }
+    }
+    let (level, any, all, kw0) = composite(&active, !reg.is_classic());
+    reg.any.store(any, Ordering::Relaxed);
+    reg.all.store(all, Ordering::Relaxed);
+    let routes: Vec<Route> = active
+        .iter()
+        .map(|(slot, s)| Route {
+            slot: *slot,
+            logger: s.logger.clone(),
+            filter: s.cfg.filter.clone(),
         })
         .collect();
     let gate = id_gate(&routes);
     for (cell, bits) in reg.id_gate.iter().zip(gate.unwrap_or_default()) {
         cell.store(bits, Ordering::Relaxed);
     }
-    let word = if mask == 0 {
+    let word = if active.is_empty() {
         0
     } else {
         u64::from(mask)
             | (u64::from(level) << 8)
             | if kw0 { KW0 } else { 0 }
             | if gate.is_some() { ID_GATE } else { 0 }
+            | u64::from(group_mask) << GROUP_SHIFT
     };
     reg.word.store(word, Ordering::Release);
     let routes = Routes::new(routes);
     let version = routes.version;
     reg.routes.store(Arc::new(routes));
     reg.routes_version.store(version, Ordering::Release);
-    (old, mask)
+    (old, u16::from(mask) | u16::from(group_mask) << 8)
 }
 
 /// The id summary of `routes` when every one has a filter-in EVENT_ID list (FLT-19): the
@@ -622,32 +658,94 @@ fn notify(entry: &GuidEntry, reg: &Arc<RegEntry>, code: ControlCode, source_id: 
     }
 }
 
+/// The callback a registration hears when the slot with `bit` changed and its masks went from
+/// `old` to `new`: ENABLE when that slot enables it now, or enabled it and others still do;
+/// DISABLE when that slot enabled it and was the last (PRV-09, PRV-10, PRV-16).
+fn change(old: u16, new: u16, bit: u16, classic: bool) -> Option<ControlCode> {
+    if new & bit != 0 || (old & bit != 0 && new != 0) {
+        Some(ControlCode::EnableProvider)
+    } else if old & bit != 0 || (classic && old != 0 && new == 0) {
+        Some(ControlCode::DisableProvider)
+    } else {
+        None
+    }
+}
+
 impl State {
+    /// The provider group entry `reg` is a member of, if any (PRV-36).
+    fn group_of(&self, reg: &RegEntry) -> Option<&GuidEntry> {
+        reg.group.get().and_then(|g| self.groups.get(g))
+    }
+
     /// Rebuilds every registration of `guid`, then queues callbacks: registrations that the
     /// session in `slot` enables now, or enabled before, hear about it (PRV-09, PRV-10, PRV-16).
     fn rebuild_and_notify(&mut self, guid: Guid, slot: usize, source_id: Guid) -> Vec<Pending> {
         let Some(entry) = self.guids.get(&guid) else {
             return Vec::new();
         };
-        let bit = 1u8 << slot;
+        let bit = 1u16 << slot;
         let mut pending = Vec::new();
         for reg in &entry.regs {
-            let (old, new) = rebuild(entry, reg, self.processes.get(&reg.process_key));
-            let code = if new & bit != 0 || (old & bit != 0 && new != 0) {
-                ControlCode::EnableProvider
-            } else if old & bit != 0 || (reg.is_classic() && old != 0 && new == 0) {
-                ControlCode::DisableProvider
-            } else {
-                continue;
-            };
-            pending.push(notify(entry, reg, code, source_id));
+            let group = self.group_of(reg);
+            let (old, new) = rebuild(entry, group, reg, self.processes.get(&reg.process_key));
+            if let Some(code) = change(old, new, bit, reg.is_classic()) {
+                pending.push(notify(entry, reg, code, source_id));
+            }
         }
         pending
+    }
+
+    /// The same for the members of provider group `group` after its `slot` changed (PRV-36).
+    fn rebuild_group_and_notify(
+        &mut self,
+        group: Guid,
+        slot: usize,
+        source_id: Guid,
+    ) -> Vec<Pending> {
+        let Some(g) = self.groups.get(&group) else {
+            return Vec::new();
+        };
+        let bit = 1u16 << (8 + slot);
+        let mut pending = Vec::new();
+        for reg in &g.regs {
+            let Some(entry) = self.guids.get(&reg.guid) else {
+                continue;
+            };
+            let (old, new) = rebuild(entry, Some(g), reg, self.processes.get(&reg.process_key));
+            if let Some(code) = change(old, new, bit, false) {
+                pending.push(notify(entry, reg, code, source_id));
+            }
+        }
+        pending
+    }
+
+    /// A registration whose traits name provider group `group` joins it (PRV-36): it is
+    /// enabled at once by every session that enabled the group, and told so.
+    pub(crate) fn join_group(&mut self, reg: &Arc<RegEntry>, group: Guid) -> Vec<Pending> {
+        if reg.group.set(group).is_err() || !reg.registered.load(Ordering::Relaxed) {
+            return Vec::new();
+        }
+        self.groups.entry(group).or_default().regs.push(reg.clone());
+        let (Some(entry), Some(g)) = (self.guids.get(&reg.guid), self.groups.get(&group)) else {
+            return Vec::new();
+        };
+        let (old, new) = rebuild(entry, Some(g), reg, self.processes.get(&reg.process_key));
+        if (new & !old) >> 8 != 0 {
+            vec![notify(entry, reg, ControlCode::EnableProvider, Guid::NULL)]
+        } else {
+            Vec::new()
+        }
     }
 
     fn drop_entry_if_empty(&mut self, guid: Guid) {
         if self.guids.get(&guid).is_some_and(GuidEntry::is_empty) {
             self.guids.remove(&guid);
+        }
+    }
+
+    fn drop_group_if_empty(&mut self, group: Guid) {
+        if self.groups.get(&group).is_some_and(GuidEntry::is_empty) {
+            self.groups.remove(&group);
         }
     }
 
@@ -668,6 +766,18 @@ impl State {
             }
             pending.extend(self.rebuild_and_notify(guid, slot, Guid::NULL));
             self.drop_entry_if_empty(guid);
+        }
+        let groups: Vec<(Guid, usize)> = self
+            .groups
+            .iter()
+            .filter_map(|(g, e)| Some((*g, e.slot_of(ctx.handle)?)))
+            .collect();
+        for (group, slot) in groups {
+            if let Some(e) = self.groups.get_mut(&group) {
+                e.slots[slot] = None;
+            }
+            pending.extend(self.rebuild_group_and_notify(group, slot, Guid::NULL));
+            self.drop_group_if_empty(group);
         }
         pending
     }
@@ -724,6 +834,7 @@ impl State {
             kind,
             info: parking_lot::Mutex::new(RegInfo::default()),
             traits_blob: std::sync::OnceLock::new(),
+            group: std::sync::OnceLock::new(),
             sid,
             ts_id,
         });
@@ -733,7 +844,7 @@ impl State {
             .registrations += 1;
         let entry = self.guids.entry(guid).or_default();
         entry.regs.push(reg.clone());
-        let (_, mask) = rebuild(entry, &reg, self.processes.get(&key));
+        let (_, mask) = rebuild(entry, None, &reg, self.processes.get(&key));
         // PRV-06, PRV-07: a pre-enabled provider hears about it before EventRegister returns.
         let pending = if mask != 0 {
             vec![notify(entry, &reg, ControlCode::EnableProvider, Guid::NULL)]
@@ -752,6 +863,12 @@ impl State {
         reg.routes_version.store(0, Ordering::Release);
         if let Some(e) = self.guids.get_mut(&reg.guid) {
             e.regs.retain(|r| !Arc::ptr_eq(r, reg));
+        }
+        if let Some(&group) = reg.group.get() {
+            if let Some(g) = self.groups.get_mut(&group) {
+                g.regs.retain(|r| !Arc::ptr_eq(r, reg));
+            }
+            self.drop_group_if_empty(group);
         }
         if let Some(p) = self.processes.get_mut(&reg.process_key) {
             p.registrations -= 1;
@@ -816,11 +933,7 @@ impl State {
             ));
         }
         if p.enable_property.contains(EnableProperty::PROVIDER_GROUP) {
-            return Err(Error::Other {
-                code: etwsim_types::Win32Error::ERROR_NOT_SUPPORTED,
-                context: "provider groups (EVENT_ENABLE_PROPERTY_PROVIDER_GROUP) are not modelled"
-                    .into(),
-            });
+            return self.enable_group(ctx, guid, code, p, filters);
         }
         match code {
             ControlCode::EnableProvider => self.enable_slot(ctx, guid, p, filters),
@@ -845,6 +958,90 @@ impl State {
                     .iter()
                     .filter(|r| r.mask() & (1 << slot) != 0)
                     .map(|r| notify(entry, r, ControlCode::CaptureState, p.source_id))
+                    .collect())
+            }
+        }
+    }
+
+    /// EnableTraceEx2 with EVENT_ENABLE_PROPERTY_PROVIDER_GROUP: `group` names a provider
+    /// group, whose 8 slots enable every member registration, present and future (PRV-36).
+    fn enable_group(
+        &mut self,
+        ctx: &Arc<LoggerContext>,
+        group: Guid,
+        code: ControlCode,
+        p: &EnableParams,
+        filters: FilterSet,
+    ) -> Result<Vec<Pending>> {
+        if ctx.private_owner.is_some() {
+            return Err(Error::invalid(
+                "private sessions cannot control provider groups",
+            ));
+        }
+        if filters.event_ids.is_some() || filters.event_names.is_some() || filters.payload.is_some()
+        {
+            return Err(Error::invalid(
+                "event-ID, event-name and payload filters do not apply to provider groups",
+            ));
+        }
+        let existing = self.groups.get(&group).and_then(|e| e.slot_of(ctx.handle));
+        match code {
+            ControlCode::EnableProvider => {
+                let slot = match existing {
+                    Some(i) => i,
+                    None => self
+                        .groups
+                        .get(&group)
+                        .map_or(Some(0), |e| e.slots.iter().position(Option::is_none))
+                        .ok_or(Error::LimitReached {
+                            what: "sessions enabling one provider group",
+                            limit: ENABLE_SLOTS as u32,
+                        })?,
+                };
+                let pid_scope = filters.pids.as_ref().map(|pids| {
+                    pids.iter()
+                        .filter_map(|pid| self.live_pids.get(pid).copied())
+                        .collect()
+                });
+                self.enable_seq += 1;
+                let cfg = Arc::new(EnableConfig {
+                    filter: Arc::new(SlotFilter {
+                        level: p.level,
+                        match_any: p.match_any,
+                        match_all: p.match_all,
+                        enable_property: p.enable_property,
+                        filters,
+                    }),
+                    source_id: p.source_id,
+                    seq: self.enable_seq,
+                    pid_scope,
+                });
+                self.groups.entry(group).or_default().slots[slot] = Some(SlotEntry {
+                    logger: ctx.clone(),
+                    cfg,
+                });
+                Ok(self.rebuild_group_and_notify(group, slot, p.source_id))
+            }
+            ControlCode::DisableProvider => {
+                let Some(slot) = existing else {
+                    return Ok(Vec::new());
+                };
+                self.groups.get_mut(&group).expect("found above").slots[slot] = None;
+                let pending = self.rebuild_group_and_notify(group, slot, p.source_id);
+                self.drop_group_if_empty(group);
+                Ok(pending)
+            }
+            ControlCode::CaptureState => {
+                let (Some(slot), Some(g)) = (existing, self.groups.get(&group)) else {
+                    return Ok(Vec::new());
+                };
+                Ok(g.regs
+                    .iter()
+                    .filter(|r| r.group_mask() & (1 << slot) != 0)
+                    .filter_map(|r| {
+                        let entry = self.guids.get(&r.guid)?;
+                        Some(notify(entry, r, ControlCode::CaptureState, p.source_id))
+                    })
                     .collect())
             }
         }

@@ -175,9 +175,19 @@ impl Provider {
                         "provider traits can be set only once per registration",
                     ));
                 }
-                info.traits = Some(ProviderTraits::parse(data)?);
+                let traits = ProviderTraits::parse(data)?;
+                let group = traits.group();
+                info.traits = Some(traits);
                 let _ = self.reg.traits_blob.set(data.into());
                 info.use_descriptor_type = true;
+                drop(info);
+                // PRV-36: a group trait joins the group, and the sessions that enabled the
+                // group enable this registration now (its callback runs before we return).
+                if let Some(group) = group {
+                    let reg = self.reg.clone();
+                    self.kernel
+                        .control(|s| Ok(((), s.join_group(&reg, group))))?;
+                }
                 Ok(())
             }
             EventInfoClass::UseDescriptorType => {
