@@ -157,13 +157,13 @@ fn file_mode_none_and_sequential_without_a_limit_keep_every_buffer() {
     // rule: SES-32
     for mode in [LogFileMode::empty(), LogFileMode::SEQUENTIAL] {
         let k = kernel1();
-        let s = k
-            .session("plain")
-            .log_file("plain.etl")
-            .mode(mode)
-            .buffer_size_kb(4)
-            .start()
-            .unwrap();
+        // Mode 0 with a file is asked for with a SessionConfig: the builder adds SEQUENTIAL
+        // to a file with no layout.
+        let mut cfg = etwsim::SessionConfig::new("plain");
+        cfg.mode = mode;
+        cfg.log_file = Some("plain.etl".into());
+        cfg.buffer_size_kb = 4;
+        let s = k.start_trace(&k.system_process(), &cfg).unwrap();
         assert_eq!(s.query().unwrap().log_file_mode, mode);
         let (_app, p) = provider_of(&k, &s);
         // 42 events: 10 full buffers and one with 2 events, written by the logger as they

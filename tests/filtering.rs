@@ -585,12 +585,12 @@ fn every_documented_enable_property_is_accepted_and_stored_and_unknown_bits_are_
         let info = k.enable_slots(g)[0].unwrap().1;
         assert_eq!(info.enable_property, flag);
     }
-    // PRV-36 choice: provider groups are not modelled.
+    // PROVIDER_GROUP names a group instead (PRV-36): g's own slots stay as they were.
     let mut params = raw_params(Vec::new());
     params.enable_property = EnableProperty::PROVIDER_GROUP.bits();
-    assert_rejected_code(&k, Win32Error::ERROR_NOT_SUPPORTED, || {
-        raw_enable(&w, &s, g, &params)
-    });
+    let before = k.enable_slots(g);
+    assert_eq!(raw_enable(&w, &s, g, &params), ERROR_SUCCESS);
+    assert_eq!(k.enable_slots(g), before);
     for unknown in [0x1000u32, 0x8000_0000, 0x1001] {
         let mut params = raw_params(Vec::new());
         params.enable_property = unknown;
