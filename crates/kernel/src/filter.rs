@@ -104,11 +104,11 @@ pub struct NameFilter {
 impl NameFilter {
     /// Whether an event passes the filter's own level/keyword gate, which decides whether the
     /// name list applies to it at all (FLT-22).
-    fn gate(&self, desc: &EventDescriptor) -> bool {
+    pub(crate) fn gate(&self, desc: &EventDescriptor) -> bool {
         level_keyword_accepts(desc, self.level, self.match_any, self.match_all, true)
     }
 
-    fn contains(&self, name: &str) -> bool {
+    pub(crate) fn contains(&self, name: &str) -> bool {
         self.names.iter().any(|n| n == name)
     }
 
@@ -437,7 +437,7 @@ impl IdFilter {
         IdFilter { filter_in, ids }
     }
 
-    fn passes(&self, id: u16) -> bool {
+    pub(crate) fn passes(&self, id: u16) -> bool {
         self.ids.binary_search(&id).is_ok() == self.filter_in
     }
 }

@@ -37,6 +37,7 @@ pub mod clock;
 mod consumer;
 mod disk;
 mod error;
+mod explain;
 mod file_sink;
 pub mod filter;
 mod kernel;
@@ -52,6 +53,7 @@ mod write;
 pub use consumer::{Consumer, ConsumerOptions, RT_LOST_BUFFER, RT_LOST_EVENT, RT_LOST_FILE};
 pub use disk::{Disk, VirtualDisk};
 pub use error::{Error, Result};
+pub use explain::{Explanation, Reason, Verdict};
 pub use filter::{EventFilter, EventView, FilterSet, NameFilter, SlotFilter};
 pub use kernel::{
     ExecutionMode, GuidSnapshot, Kernel, KernelBuilder, KernelConfig, KernelSnapshot,

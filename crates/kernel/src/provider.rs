@@ -466,7 +466,7 @@ fn composite(slots: &[(u8, &SlotEntry)], modern: bool) -> (u8, u64, u64, bool) {
 
 /// The route slot number of group slot `i`: past the 64 bits of EventWriteEx's Filter, which
 /// names the provider's own enable slots (EVT-04), so a group session is never excluded by it.
-const GROUP_ROUTE_SLOT: u8 = 64;
+pub(crate) const GROUP_ROUTE_SLOT: u8 = 64;
 
 /// Recomputes a registration's cached word and routes from its GUID entry and, for a member
 /// of a provider group, the group's entry (PRV-36): the one cold function that writes them.
