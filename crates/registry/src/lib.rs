@@ -1,0 +1,17 @@
+//! A registry model for etwsim: keys and typed values, `.reg` import and export, the
+//! AutoLogger / Global Logger views the boot code reads, and self-relative security
+//! descriptors with their access check.
+#![forbid(unsafe_code)]
+
+mod error;
+mod key;
+mod regfile;
+mod value;
+
+pub use error::Error;
+pub use key::{Key, MAX_DEPTH, MAX_KEY_NAME, MAX_VALUE_NAME, ROOTS, Registry};
+pub use regfile::{
+    Encoding, ExportEncoding, ExportOptions, Header, ImportOptions, ImportReport, Issue, Outcome,
+    Utf8Bom,
+};
+pub use value::{Value, ValueType};
