@@ -37,6 +37,11 @@ impl ImportOptions {
             ..ImportOptions::default()
         }
     }
+
+    /// These options with `utf8_bom` set.
+    pub fn with_utf8_bom(self, utf8_bom: Utf8Bom) -> ImportOptions {
+        ImportOptions { utf8_bom, ..self }
+    }
 }
 
 /// The header line a file started with (REG-04).
