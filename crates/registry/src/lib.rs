@@ -6,6 +6,7 @@
 mod error;
 mod key;
 mod regfile;
+pub mod security;
 mod value;
 
 pub use error::Error;
@@ -13,5 +14,9 @@ pub use key::{Key, MAX_DEPTH, MAX_KEY_NAME, MAX_VALUE_NAME, ROOTS, Registry};
 pub use regfile::{
     Encoding, ExportEncoding, ExportOptions, Header, ImportOptions, ImportReport, Issue, Outcome,
     Utf8Bom,
+};
+pub use security::{
+    AccessDecision, AccessMask, AccessReason, Ace, AceBody, AceFlags, AceType, Acl, Control,
+    SecurityDescriptor, Sid, TokenSids, TraceOperation, access_check,
 };
 pub use value::{Value, ValueType};
