@@ -3,12 +3,18 @@
 //! descriptors with their access check.
 #![forbid(unsafe_code)]
 
+pub mod autologger;
 mod error;
 mod key;
 mod regfile;
 pub mod security;
 mod value;
 
+pub use autologger::{
+    AutoLoggerProvider, AutoLoggerSession, Diagnostic, DiagnosticKind, GlobalLoggerProvider,
+    GlobalLoggerSession, KernelFlags, SessionSettings, Setting, autologger_session_named,
+    autologger_sessions, expand_environment, global_logger,
+};
 pub use error::Error;
 pub use key::{Key, MAX_DEPTH, MAX_KEY_NAME, MAX_VALUE_NAME, ROOTS, Registry};
 pub use regfile::{
