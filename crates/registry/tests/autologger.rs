@@ -72,7 +72,7 @@ fn a_session_key_with_only_start_and_guid_gets_every_default() {
 fn without_start_1_and_a_guid_the_session_does_not_start() {
     // rule: ALG-02
     // rule: REG-16
-    let base = format!(r"{AUTOLOGGER_PATH}");
+    let base = AUTOLOGGER_PATH;
     let mut r = Registry::new();
     r.set_value(&format!(r"{base}\NoGuid"), "Start", Value::dword(1))
         .unwrap();

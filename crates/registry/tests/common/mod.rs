@@ -1,3 +1,3 @@
 //! Shared test support.
 
-pub mod read_reg;
+pub(crate) mod read_reg;

@@ -11,7 +11,7 @@ use etwsim_registry::{
 use etwsim_types::Guid;
 
 /// Feeds `data` to every reader; panics only when an invariant breaks.
-pub fn read_reg(data: &[u8]) {
+pub(crate) fn read_reg(data: &[u8]) {
     for options in [
         ImportOptions::default(),
         ImportOptions::strict().with_utf8_bom(Utf8Bom::Refuse),
