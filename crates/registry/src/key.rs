@@ -123,12 +123,30 @@ pub(crate) fn display_name(name: &str) -> &str {
 
 /// A registry key: its name, its values and its subkeys.
 #[doc(alias = "HKEY")]
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Key {
     name: String,
-    values: Vec<(String, Value)>,
+    /// The values by a sequence number that only grows: iteration is first-set order, and a
+    /// deletion costs no shifting.
+    values: BTreeMap<u64, (String, Value)>,
+    /// Upper-cased value name → sequence number in `values`.
+    index: BTreeMap<String, u64>,
+    next: u64,
     subkeys: BTreeMap<String, Key>,
 }
+
+/// Keys are equal when their names, their values (names, data and order) and their subkeys
+/// are; the sequence numbers are bookkeeping.
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        self.name == other.name
+            && self.values.len() == other.values.len()
+            && self.values().eq(other.values())
+            && self.subkeys == other.subkeys
+    }
+}
+
+impl Eq for Key {}
 
 impl Key {
     fn named(name: &str) -> Key {
@@ -185,12 +203,13 @@ impl Key {
 
     /// The value with this name (any case; `""` is the default value).
     pub fn value(&self, name: &str) -> Option<&Value> {
-        self.position(name).map(|i| &self.values[i].1)
+        let seq = self.position(name)?;
+        self.values.get(&seq).map(|(_, v)| v)
     }
 
     /// The values with their names as stored, in the order they were first set.
     pub fn values(&self) -> impl Iterator<Item = (&str, &Value)> {
-        self.values.iter().map(|(n, v)| (n.as_str(), v))
+        self.values.values().map(|(n, v)| (n.as_str(), v))
     }
 
     /// Sets a value (`RegSetValueEx`): an existing value of this name, in any case, is replaced
@@ -200,20 +219,25 @@ impl Key {
     /// [`Error::BadValueName`] for a name containing NUL or longer than 16,383 characters.
     pub fn set_value(&mut self, name: &str, value: Value) -> Result<(), Error> {
         check_value_name(name)?;
-        match self.position(name) {
-            Some(i) => self.values[i].1 = value,
-            None => self.values.push((name.to_owned(), value)),
+        match self
+            .position(name)
+            .and_then(|seq| self.values.get_mut(&seq))
+        {
+            Some(slot) => slot.1 = value,
+            None => {
+                let seq = self.next;
+                self.next += 1;
+                self.index.insert(fold(name), seq);
+                self.values.insert(seq, (name.to_owned(), value));
+            }
         }
         Ok(())
     }
 
     /// Deletes a value; `false` if there was none.
     pub fn delete_value(&mut self, name: &str) -> bool {
-        match self.position(name) {
-            Some(i) => {
-                self.values.remove(i);
-                true
-            }
+        match self.index.remove(&fold(name)) {
+            Some(seq) => self.values.remove(&seq).is_some(),
             None => false,
         }
     }
@@ -223,9 +247,8 @@ impl Key {
         self.values.is_empty() && self.subkeys.is_empty()
     }
 
-    fn position(&self, name: &str) -> Option<usize> {
-        let folded = fold(name);
-        self.values.iter().position(|(n, _)| fold(n) == folded)
+    fn position(&self, name: &str) -> Option<u64> {
+        self.index.get(&fold(name)).copied()
     }
 
     /// A value that must have type `expected`; `Ok(None)` when absent.
@@ -477,6 +500,23 @@ mod tests {
         assert_eq!(key.values().count(), 1);
         assert_eq!(key.values().next().unwrap().0, "Start");
         assert_eq!(key.dword("start"), Ok(Some(2)));
+    }
+
+    #[test]
+    fn deleting_a_value_keeps_the_others_found_and_in_order() {
+        let mut key = Key::named("k");
+        for (i, n) in ["a", "B", "c", "D"].iter().enumerate() {
+            key.set_value(n, Value::dword(i as u32)).unwrap();
+        }
+        assert!(key.delete_value("b"));
+        assert!(!key.delete_value("b"));
+        assert_eq!(key.dword("A"), Ok(Some(0)));
+        assert_eq!(key.dword("C"), Ok(Some(2)));
+        assert_eq!(key.dword("d"), Ok(Some(3)));
+        key.set_value("b", Value::dword(9)).unwrap();
+        let names: Vec<&str> = key.values().map(|(n, _)| n).collect();
+        assert_eq!(names, ["a", "c", "D", "b"]);
+        assert_eq!(key.dword("B"), Ok(Some(9)));
     }
 
     #[test]

@@ -149,7 +149,10 @@ impl Value {
 
     /// The number, for a 4-byte `REG_DWORD`.
     pub fn to_dword(&self) -> Option<u32> {
-        (self.ty == ValueType::DWORD).then(|| le_u32(&self.data))?
+        if self.ty != ValueType::DWORD {
+            return None;
+        }
+        le_u32(&self.data)
     }
 
     /// The number, for a 4-byte `REG_DWORD_BIG_ENDIAN`.
