@@ -122,7 +122,6 @@ fn without_start_1_and_a_guid_the_session_does_not_start() {
 fn values_etw_cannot_support_are_overridden_with_a_diagnostic() {
     // rule: ALG-02
     // rule: ALG-03
-    // rule: ALG-04
     let r = reg(&format!(
         "REGEDIT4\n[{AUTOLOGGER_PATH}\\S]\n\"Start\"=dword:1\n\"Guid\"=\"{PROVIDER}\"\n\
          \"ClockType\"=dword:7\n\"FileMax\"=dword:20\n\"FileCounter\"=dword:0\n\
