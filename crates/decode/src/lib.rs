@@ -1,0 +1,2 @@
+//! Decoding (placeholder).
+#![forbid(unsafe_code)]
