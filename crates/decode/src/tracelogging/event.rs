@@ -2,7 +2,7 @@
 //! (DEC-01…DEC-05).
 
 use super::payload::PayloadReader;
-use super::schema::EventSchema;
+use super::schema::{EventSchema, FieldDef, InType};
 use super::traits::ProviderTraits;
 use super::value::{Field, Value, render_quoted};
 use crate::error::{Error, Result};
@@ -44,6 +44,41 @@ impl DecodedEvent {
     /// The value of the field at `path` (see [`field`](Self::field)).
     pub fn value(&self, path: &str) -> Option<&Value> {
         self.field(path).map(|f| &f.value)
+    }
+
+    /// The fields as TDH lists them as properties (DEC-14): every BINARY (14) field, at
+    /// any struct depth (arrays of structs are left as they are), is preceded by a synthesised UINT16 `<Name>.Length` holding its byte
+    /// count; COUNTEDBINARY (25) stays one property.
+    pub fn tdh_properties(&self) -> Vec<Field> {
+        fn walk(fields: &[Field], out: &mut Vec<Field>) {
+            for f in fields {
+                match &f.value {
+                    Value::Binary(b) if f.def.in_type == InType::BINARY => {
+                        out.push(Field {
+                            def: FieldDef::new(format!("{}.Length", f.def.name), InType::UINT16),
+                            value: Value::U16(b.len() as u16),
+                        });
+                        out.push(f.clone());
+                    }
+                    Value::Struct(members) => {
+                        let mut inner = Vec::with_capacity(members.len());
+                        walk(members, &mut inner);
+                        let def = FieldDef {
+                            members: inner.iter().map(|m| m.def.clone()).collect(),
+                            ..f.def.clone()
+                        };
+                        out.push(Field {
+                            def,
+                            value: Value::Struct(inner),
+                        });
+                    }
+                    _ => out.push(f.clone()),
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(self.fields.len());
+        walk(&self.fields, &mut out);
+        out
     }
 }
 

@@ -306,7 +306,8 @@ impl FieldDef {
                 self.in_type.0
             ));
         }
-        if self.in_type == InType::BINARY && self.arity != Arity::Scalar {
+        if self.in_type == InType::BINARY && matches!(self.arity, Arity::Fixed(_) | Arity::Variable)
+        {
             return fail("BINARY cannot be an array (use COUNTEDBINARY)".into());
         }
         if self.is_struct() {
@@ -428,9 +429,17 @@ impl<'a> Cursor<'a> {
     }
 
     fn u16(&mut self, field: Option<&str>, what: &str) -> Result<u16> {
-        let lo = self.u8(field, what)?;
-        let hi = self.u8(field, what)?;
-        Ok(u16::from_le_bytes([lo, hi]))
+        match self.bytes.get(self.at..self.at + 2) {
+            Some(&[lo, hi]) => {
+                self.at += 2;
+                Ok(u16::from_le_bytes([lo, hi]))
+            }
+            _ => Err(self.error(
+                field,
+                self.at,
+                format!("the metadata ends before the {what}"),
+            )),
+        }
     }
 
     fn take(&mut self, n: usize, field: Option<&str>, what: &str) -> Result<&'a [u8]> {
@@ -630,7 +639,7 @@ fn parse_field(c: &mut Cursor<'_>, depth: usize) -> Result<FieldDef> {
             Arity::Custom(c.take(usize::from(len), f, "TypeInfo")?.to_vec())
         }
     };
-    if in_type == InType::BINARY && arity != Arity::Scalar {
+    if in_type == InType::BINARY && matches!(arity, Arity::Fixed(_) | Arity::Variable) {
         return Err(c.error(f, in_at, "BINARY cannot be an array (DEC-13)"));
     }
     let mut def = FieldDef {
