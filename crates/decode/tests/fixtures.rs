@@ -46,8 +46,11 @@ fn python_str(field: &Field) -> String {
     scalar(&field.value)
 }
 
-/// (name, fields as text) of each TraceLogging line of a jsonl, keyed by raw timestamp.
-fn expected(jsonl: &Path) -> Vec<(i64, String, Vec<(String, String)>)> {
+/// One TraceLogging line of a jsonl: raw timestamp, event name, (field, value text) pairs.
+type Expected = (i64, String, Vec<(String, String)>);
+
+/// The TraceLogging lines of a jsonl.
+fn expected(jsonl: &Path) -> Vec<Expected> {
     let text = std::fs::read_to_string(jsonl).expect("the expected jsonl is readable");
     text.lines()
         .filter_map(|line| {
