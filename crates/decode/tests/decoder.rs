@@ -425,3 +425,20 @@ fn builder_mistakes_are_errors_naming_the_field() {
         .unwrap_err();
     assert!(err.to_string().contains("not a SID"), "{err}");
 }
+
+#[test]
+fn empty_struct_elements_cannot_multiply_without_bound() {
+    // 65,535 elements of a struct holding 65,535 empty structs: four billion values from a
+    // 16-byte blob. The value guard refuses it.
+    let body: &[u8] = &[
+        0, b'B', 0, b'o', 0, 0xB8, 0x01, 0xFF, 0xFF, b'i', 0, 0x38, 0xFF, 0xFF,
+    ];
+    let mut m = ((body.len() + 2) as u16).to_le_bytes().to_vec();
+    m.extend_from_slice(body);
+    let err = decode_event(&m, &[]).unwrap_err();
+    assert!(matches!(&err, Error::BadValue { .. }), "{err}");
+    assert!(
+        err.to_string().contains("more than 1048576 values"),
+        "{err}"
+    );
+}

@@ -136,6 +136,21 @@ pub fn decode_event(metadata: &[u8], payload: &[u8]) -> Result<DecodedEvent> {
     EventSchema::parse(metadata)?.decode_payload(payload)
 }
 
+/// Decodes an event metadata blob immediately followed by its payload — the two data blocks
+/// `TraceLoggingWrite` passes, concatenated: the metadata's `Size` says where the payload
+/// starts. This is also the entry point of the `decode_tracelogging` fuzz target.
+///
+/// # Errors
+/// As [`decode_event`]; a blob shorter than two bytes is [`Error::Metadata`].
+pub fn decode_concatenated(data: &[u8]) -> Result<DecodedEvent> {
+    let size = match data {
+        [lo, hi, ..] => usize::from(u16::from_le_bytes([*lo, *hi])),
+        _ => usize::MAX, // EventSchema::parse reports the short blob
+    };
+    let split = size.min(data.len());
+    decode_event(&data[..split], &data[split..])
+}
+
 /// Decodes the items and user data of one record.
 fn decode_parts<'a>(
     items: impl Iterator<Item = (u16, &'a [u8])>,

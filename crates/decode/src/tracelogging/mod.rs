@@ -35,7 +35,9 @@ mod traits;
 mod value;
 
 pub use builder::{EventBuilder, Scalar, TraceLoggingEvent, encode};
-pub use event::{DecodedEvent, decode_event, decode_event_view, decode_record};
+pub use event::{
+    DecodedEvent, decode_concatenated, decode_event, decode_event_view, decode_record,
+};
 pub use payload::MAX_VALUES;
 pub use schema::{
     Arity, EventSchema, FieldDef, InType, MAX_STRUCT_DEPTH, MAX_STRUCT_MEMBERS, MAX_TAG, OutType,

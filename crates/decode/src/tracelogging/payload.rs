@@ -8,9 +8,15 @@ use super::value::{Field, SystemTime, Value};
 use crate::error::{Error, Result};
 use etwsim_types::Guid;
 
-/// The most values one event may decode to: etwsim's guard against metadata that makes a
-/// few payload bytes stand for billions of empty struct elements (no rule sets a limit).
+/// The most values one event may decode to, counting every value and every copy of a field
+/// definition a decoded struct carries: etwsim's guard against metadata that makes a few
+/// payload bytes stand for billions of empty struct elements (no rule sets a limit).
 pub const MAX_VALUES: usize = 1 << 20;
+
+/// How many definitions a copy of `def` holds: itself and all its members, nested.
+fn weight(def: &FieldDef) -> usize {
+    1 + def.members.iter().map(weight).sum::<usize>()
+}
 
 /// A counted value's largest byte count, and a VCOUNT array's largest element count.
 const MAX_COUNT: usize = u16::MAX as usize;
@@ -100,6 +106,7 @@ impl<'a, 'd> PayloadReader<'a, 'd> {
     pub(crate) fn fields(&mut self, defs: &'d [FieldDef]) -> Result<Vec<Field>> {
         defs.iter()
             .map(|def| {
+                self.charge(weight(def))?;
                 self.path.push(Seg::Name(&def.name));
                 let value = self.field(def)?;
                 self.path.pop();
@@ -136,19 +143,26 @@ impl<'a, 'd> PayloadReader<'a, 'd> {
         Ok(Value::Array(items))
     }
 
-    fn one(&mut self, def: &'d FieldDef) -> Result<Value> {
-        self.values += 1;
+    /// Counts `n` values against [`MAX_VALUES`].
+    fn charge(&mut self, n: usize) -> Result<()> {
+        self.values += n;
         if self.values > MAX_VALUES {
             return Err(self.bad(
                 self.at,
                 format!("the event holds more than {MAX_VALUES} values"),
             ));
         }
+        Ok(())
+    }
+
+    fn one(&mut self, def: &'d FieldDef) -> Result<Value> {
+        self.charge(1)?;
         let start = self.at;
         Ok(match def.in_type {
             InType::STRUCT => {
                 let mut members = Vec::with_capacity(def.members.len());
                 for m in &def.members {
+                    self.charge(weight(m))?;
                     self.path.push(Seg::Name(&m.name));
                     let value = self.field(m)?;
                     self.path.pop();
