@@ -5,6 +5,8 @@
 //!   lost and which counter moved; it writes `demo.etl` (and `burst.etl`) into DIR.
 //! * `etwsim dump FILE.etl [--format text|csv|json]` prints a log file's header and one
 //!   line per record, as `tracerpt` does.
+//! * `etwsim guid NAME...` prints the GUID EventSource / TraceLogging derive from each
+//!   provider name (GID-01), one per line.
 //!
 //! This is the only place in the workspace where errors are turned into text for people
 //! (STYLE.md, convention 2): every failure becomes one line on stderr, `etwsim: …`, and an
@@ -28,6 +30,7 @@ etwsim — a simulator of the kernel side of Event Tracing for Windows (ETW)
 USAGE:
     etwsim demo [--out DIR]
     etwsim dump FILE.etl [--format text|csv|json]
+    etwsim guid NAME...
     etwsim help | --help | -h
     etwsim --version | -V
 
@@ -44,6 +47,9 @@ COMMANDS:
               --format text   aligned columns with a header summary (the default)
               --format csv    one row per record after a header row
               --format json   JSON Lines: a \"header\" object, then one object per record
+    guid    Print the provider GUID EventSource and TraceLogging derive from each NAME,
+            one per line, lowercase and in braces (the name is upper-cased first, so
+            case does not matter). Manifest providers have fixed GUIDs instead.
 
 EXIT STATUS:
     0 success, 1 failure (unreadable or damaged file: the records before the damage are
@@ -97,6 +103,7 @@ enum Command {
     Version,
     Demo { out: Option<PathBuf> },
     Dump { file: PathBuf, format: Format },
+    Guid { names: Vec<String> },
 }
 
 fn main() -> ExitCode {
@@ -154,6 +161,12 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<(), Failure> {
         Command::Version => Ok(writeln!(out, "etwsim {VERSION}")?),
         Command::Demo { out: dir } => demo::run(dir.as_deref(), out),
         Command::Dump { file, format } => dump::run(&file, format, out),
+        Command::Guid { names } => {
+            for name in names {
+                writeln!(out, "{}", etwsim::Guid::from_provider_name(&name))?;
+            }
+            Ok(())
+        }
     }
 }
 
@@ -173,9 +186,12 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, Failure> {
     match first.to_str() {
         Some("demo") => parse_demo(args),
         Some("dump") => parse_dump(args),
+        Some("guid") => parse_guid(args),
         Some("help" | "--help" | "-h") => match args.next() {
             None => Ok(Command::Help),
-            Some(topic) if matches!(topic.to_str(), Some("demo" | "dump")) => Ok(Command::Help),
+            Some(topic) if matches!(topic.to_str(), Some("demo" | "dump" | "guid")) => {
+                Ok(Command::Help)
+            }
             Some(topic) => Err(Failure::Usage(format!(
                 "unknown command {}",
                 quoted(&topic)
@@ -186,7 +202,7 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, Failure> {
             Err(Failure::Usage(format!("unknown option {}", quoted(&first))))
         }
         _ => Err(Failure::Usage(format!(
-            "unknown command {}: the commands are 'demo' and 'dump'",
+            "unknown command {}: the commands are 'demo', 'dump' and 'guid'",
             quoted(&first)
         ))),
     }
@@ -240,6 +256,23 @@ fn parse_demo(args: impl Iterator<Item = OsString>) -> Result<Command, Failure> 
         }
     }
     Ok(Command::Demo { out })
+}
+
+/// `guid NAME...`: every argument is a name, taken as it is (a name may start with `-`).
+fn parse_guid(args: impl Iterator<Item = OsString>) -> Result<Command, Failure> {
+    let names = args
+        .map(|arg| {
+            arg.to_str().map(str::to_owned).ok_or_else(|| {
+                Failure::Usage(format!("provider name {} is not Unicode", quoted(&arg)))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if names.is_empty() {
+        return Err(Failure::Usage(
+            "'guid' needs at least one provider NAME".into(),
+        ));
+    }
+    Ok(Command::Guid { names })
 }
 
 fn parse_dump(args: impl Iterator<Item = OsString>) -> Result<Command, Failure> {

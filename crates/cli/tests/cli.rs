@@ -865,3 +865,27 @@ impl Parser<'_> {
         }
     }
 }
+
+#[test]
+fn guid_prints_one_name_derived_guid_per_line() {
+    // rule: GID-05
+    // rule: GID-03
+    let dir = scratch("guid");
+    let out = ok(
+        &dir,
+        &["guid", "MyProvider", "System.Net.Http", "myprovider", ""],
+    );
+    assert_eq!(
+        out,
+        "{b3864c38-4273-58c5-545b-8b3608343471}\n\
+         {d30b5633-7ef1-5485-b4e0-94979b102068}\n\
+         {b3864c38-4273-58c5-545b-8b3608343471}\n\
+         {4445ee6c-fd5a-5b15-047a-5866ffa76aa6}\n"
+    );
+    fails(
+        &dir,
+        &["guid"],
+        2,
+        "'guid' needs at least one provider NAME",
+    );
+}

@@ -119,6 +119,79 @@ impl Guid {
     pub const fn as_uuid(&self) -> &uuid::Uuid {
         &self.0
     }
+
+    /// The provider GUID EventSource and TraceLogging derive from a provider name (GID-01).
+    ///
+    /// `EventSource.GetGuid` / `TraceLoggingDynamic`'s `GetGuidForName`: the name is
+    /// upper-cased, encoded as UTF-16 big-endian without a NUL, hashed with SHA-1 after the
+    /// 16 namespace bytes `482C2DB2C39047C887F81A15BFC130FB`; the first 16 digest bytes, with
+    /// the high nibble of byte 7 set to 5, are read as a GUID in Windows byte order. The
+    /// variant bits are left as the hash made them (GID-02). Any string is accepted, the
+    /// empty one too; nothing is trimmed (GID-07).
+    ///
+    /// **Upper-casing (GID-04, GID-09).** This follows the rule's choice, the .NET /
+    /// TraceLoggingDynamic.h behaviour: a *simple* (one-to-one) invariant mapping applied to
+    /// each UTF-16 code unit on its own. So `ß` and ligatures such as `ﬁ` are kept as they
+    /// are (Microsoft's Rust `tracelogging` crate and Python apply the full mapping and
+    /// hash `SS`, `FI`), and letters outside the Basic Multilingual Plane (e.g. Deseret) are
+    /// not upper-cased, their surrogates being mapped one at a time. For ASCII, accented
+    /// Latin, Greek, Cyrillic and CJK names every implementation gives the same GUID.
+    ///
+    /// A name-derived GUID is only a convention of these frameworks (GID-06, GID-08):
+    /// manifest providers such as Microsoft-Windows-Kernel-File have fixed GUIDs that are
+    /// not the hash of their names.
+    ///
+    /// ```
+    /// use etwsim_types::Guid;
+    /// let g = Guid::from_provider_name("MyProvider");
+    /// assert_eq!(g.to_string(), "{b3864c38-4273-58c5-545b-8b3608343471}");
+    /// assert_eq!(Guid::from_provider_name("myprovider"), g);
+    /// ```
+    #[doc(alias = "EventSource.GetGuid")]
+    #[doc(alias = "GetGuidForName")]
+    pub fn from_provider_name(name: &str) -> Guid {
+        use sha1::{Digest, Sha1};
+        const NAMESPACE: [u8; 16] = [
+            0x48, 0x2C, 0x2D, 0xB2, 0xC3, 0x90, 0x47, 0xC8, 0x87, 0xF8, 0x1A, 0x15, 0xBF, 0xC1,
+            0x30, 0xFB,
+        ];
+        let mut hasher = Sha1::new();
+        hasher.update(NAMESPACE);
+        for unit in name.encode_utf16() {
+            hasher.update(simple_upper_utf16(unit).to_be_bytes());
+        }
+        let digest = hasher.finalize();
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(&digest[..16]);
+        bytes[7] = (bytes[7] & 0x0F) | 0x50;
+        Guid::from_bytes_le(bytes)
+    }
+}
+
+/// The simple (one-to-one) upper-case mapping of one UTF-16 code unit, as invariant-culture
+/// `ToUpperInvariant` and `LCMapStringEx(LCMAP_UPPERCASE)` apply it (GID-04).
+///
+/// Surrogates are returned unchanged. Rust's `char::to_uppercase` is the *full* mapping; it
+/// agrees with the simple one wherever it yields one character. Where it yields several
+/// (`ß` → `SS`, ligatures, Greek letters with a iota subscript), the simple mapping is the
+/// character itself — except for the Greek letters with ypogegrammeni, which UnicodeData.txt
+/// maps to their title-case (prosgegrammeni) capitals.
+fn simple_upper_utf16(unit: u16) -> u16 {
+    let Some(c) = char::from_u32(u32::from(unit)) else {
+        return unit; // a surrogate: per-unit mapping leaves it alone (GID-09 (c))
+    };
+    let mut upper = c.to_uppercase();
+    match (upper.next(), upper.next()) {
+        (Some(u), None) => u16::try_from(u32::from(u)).unwrap_or(unit),
+        _ => match unit {
+            // ᾀ..ᾇ, ᾐ..ᾗ, ᾠ..ᾧ → ᾈ..ᾏ, ᾘ..ᾟ, ᾨ..ᾯ (the capitals map to themselves)
+            0x1F80..=0x1FAF if unit & 0x08 == 0 => unit + 8,
+            0x1FB3 => 0x1FBC, // ᾳ → ᾼ
+            0x1FC3 => 0x1FCC, // ῃ → ῌ
+            0x1FF3 => 0x1FFC, // ῳ → ῼ
+            _ => unit,
+        },
+    }
 }
 
 impl From<uuid::Uuid> for Guid {
@@ -194,5 +267,69 @@ mod tests {
             assert!(bad.parse::<Guid>().is_err(), "{bad:?}");
         }
         assert!(Guid::NULL.is_null());
+    }
+
+    #[test]
+    fn name_hash_matches_the_published_vectors() {
+        // rule: GID-05
+        for (name, guid) in [
+            ("MyProvider", "{b3864c38-4273-58c5-545b-8b3608343471}"),
+            ("System.Net.Http", "{d30b5633-7ef1-5485-b4e0-94979b102068}"),
+            ("System.Runtime", "{49592c0f-5a05-516d-aa4b-a64e02026c89}"),
+            (
+                "Microsoft-Diagnostics-DiagnosticSource",
+                "{adb401e1-5296-51f8-c125-5fda75826144}",
+            ),
+        ] {
+            assert_eq!(Guid::from_provider_name(name).to_string(), guid, "{name}");
+        }
+    }
+
+    #[test]
+    fn name_hash_of_the_empty_name_and_kept_spaces() {
+        // rule: GID-07
+        assert_eq!(
+            Guid::from_provider_name("").to_string(),
+            "{4445ee6c-fd5a-5b15-047a-5866ffa76aa6}"
+        );
+        let plain = Guid::from_provider_name("MyProvider");
+        assert_ne!(Guid::from_provider_name(" MyProvider"), plain);
+        assert_ne!(Guid::from_provider_name("MyProvider "), plain);
+        assert_ne!(Guid::from_provider_name("My Provider"), plain);
+    }
+
+    #[test]
+    fn name_hash_is_not_a_manifest_providers_guid() {
+        // rule: GID-08
+        let hashed = Guid::from_provider_name("Microsoft-Windows-Kernel-File");
+        assert_eq!(hashed.to_string(), "{adbda5fe-c1cc-52c6-ab4c-42d986d8cad1}");
+        assert_ne!(hashed.to_string(), "{edd08927-9cc4-4e65-b970-c2560fb5c289}");
+    }
+
+    #[test]
+    fn name_hash_sets_the_version_nibble_only() {
+        // rule: GID-02
+        for name in ["MyProvider", "", "a", "Some.Other-Provider_42"] {
+            let (_, _, data3, data4) = Guid::from_provider_name(name).fields();
+            assert_eq!(data3 >> 12, 5, "{name}");
+            // The variant bits are whatever the hash made them: MyProvider's are 0b01.
+            if name == "MyProvider" {
+                assert_eq!(data4[0] >> 6, 0b01);
+            }
+        }
+    }
+
+    #[test]
+    fn simple_upper_case_mapping_per_utf16_unit() {
+        // rule: GID-04
+        assert_eq!(simple_upper_utf16(u16::from(b'a')), u16::from(b'A'));
+        assert_eq!(simple_upper_utf16(0x00E9), 0x00C9); // é → É
+        assert_eq!(simple_upper_utf16(0x00DF), 0x00DF); // ß stays (full mapping: SS)
+        assert_eq!(simple_upper_utf16(0xFB01), 0xFB01); // ﬁ stays (full mapping: FI)
+        assert_eq!(simple_upper_utf16(0x1F80), 0x1F88); // ᾀ → ᾈ (simple mapping)
+        assert_eq!(simple_upper_utf16(0x1F88), 0x1F88);
+        assert_eq!(simple_upper_utf16(0x1FB3), 0x1FBC);
+        assert_eq!(simple_upper_utf16(0xD801), 0xD801); // a surrogate is left alone
+        assert_eq!(simple_upper_utf16(0x03C3), 0x03A3); // σ → Σ
     }
 }

@@ -1,0 +1,56 @@
+//! Consumer-side decoding for etwsim: turning an event's bytes back into named, typed
+//! fields, as TDH does on Windows (rules DEC-01…DEC-29).
+//!
+//! # Map
+//!
+//! | type | Windows name | what it is |
+//! |---|---|---|
+//! | [`tracelogging::EventBuilder`], [`tracelogging::TraceLoggingEvent`] | `TraceLoggingWrite` | builds a TraceLogging event: descriptor, metadata blob, payload |
+//! | [`tracelogging::EventSchema`], [`tracelogging::FieldDef`] | the `EVENT_SCHEMA_TL` blob | event name, tag and field definitions, both ways |
+//! | [`tracelogging::InType`], [`tracelogging::OutType`], [`tracelogging::Arity`] | `TlgIn*`, `TlgOut*`, CCOUNT/VCOUNT/CUSTOM | a field's layout, formatting hint and array kind |
+//! | [`tracelogging::DecodedEvent`], [`tracelogging::Field`], [`tracelogging::Value`] | `TRACE_EVENT_INFO` + property values | a decoded event and its values (nested structs and arrays) |
+//! | [`tracelogging::decode_event`], [`tracelogging::decode_record`], [`tracelogging::decode_event_view`] | `TdhGetEventInformation` for `DecodingSourceTlg` | metadata + payload, or a whole record, to a [`tracelogging::DecodedEvent`] |
+//! | [`tracelogging::ProviderTraits`] | `EventProviderSetTraits` blob, `PROV_TRAITS` item | provider name, group and decode GUIDs |
+//! | [`Error`] | | what could not be decoded, and at which byte (and field) |
+//!
+//! Provider GUIDs derived from names (GID-01) are
+//! [`etwsim_types::Guid::from_provider_name`].
+//!
+//! # Example
+//!
+//! Build a TraceLogging event, decode it back, read a field:
+//!
+//! ```
+//! use etwsim_decode::tracelogging::{EventBuilder, OutType, Value, decode_event};
+//! use etwsim_types::{Keyword, Level};
+//!
+//! # fn main() -> Result<(), etwsim_decode::Error> {
+//! let event = EventBuilder::new("FileOpened")
+//!     .level(Level::INFORMATION)
+//!     .keyword(Keyword(0x1))
+//!     .str16("Path", r"C:\temp\a.txt")
+//!     .value("Bytes", 4096u64)
+//!     .win32_error("Status", 5)
+//!     .begin_struct("Caller")
+//!     .value("Pid", 1234u32)
+//!     .out_type(OutType::PID)
+//!     .array("Flags", [1u8, 2, 3])
+//!     .end_struct()
+//!     .build()?;
+//!
+//! let decoded = decode_event(&event.metadata, &event.payload)?;
+//! assert_eq!(decoded.name, "FileOpened");
+//! assert_eq!(decoded.value("Bytes"), Some(&Value::U64(4096)));
+//! assert_eq!(decoded.value("Caller.Pid"), Some(&Value::U32(1234)));
+//! assert_eq!(
+//!     decoded.to_string(),
+//!     r#"FileOpened Path="C:\\temp\\a.txt", Bytes=4096, Status=0x5, Caller={Pid=1234, Flags=[1, 2, 3]}"#
+//! );
+//! # Ok(()) }
+//! ```
+#![forbid(unsafe_code)]
+
+mod error;
+pub mod tracelogging;
+
+pub use error::{Error, Result};
