@@ -9,5 +9,6 @@ pub mod decode_error;
 pub mod fields;
 pub mod manifest;
 pub mod mof;
+mod wire;
 
 pub use decode_error::DecodeError;

@@ -69,7 +69,8 @@ pub use table::{
 };
 
 use crate::decode_error::DecodeError;
-use crate::fields::{Field, Sid, TokenUser, Value};
+use crate::fields::{Field, TokenUser, Value};
+use crate::wire::Cursor;
 use etwsim_types::Guid;
 
 /// The wire type of one kernel payload field (the spec's `u8`…`u64`, `ptr`, `UTF-16z`,
@@ -404,16 +405,11 @@ impl Schema {
     /// not fit; [`DecodeError::BadValue`] for an unterminated or odd-length string, or a SID
     /// whose count does not fit. Each names the field and its payload offset.
     pub fn decode(&self, payload: &[u8], pointer_size: u8) -> Result<MofEvent, DecodeError> {
-        check_pointer_size(pointer_size)?;
-        let mut reader = Reader {
-            bytes: payload,
-            offset: 0,
-            pointer_size,
-        };
+        let mut reader = Cursor::new(payload, pointer_size)?;
         let fields = self.layout.fields;
         let mut out = Vec::with_capacity(fields.len());
         for (i, f) in fields.iter().enumerate() {
-            let left = payload.len() - reader.offset;
+            let left = reader.left();
             if f.optional {
                 let fits = match f.ty.fixed_size(pointer_size) {
                     Some(n) => left >= n,
@@ -424,13 +420,13 @@ impl Schema {
                 }
             }
             let last = fields[i + 1..].is_empty();
-            let value = reader.read(f, last)?;
+            let value = read_field(&mut reader, f, last)?;
             out.push(Field::new(f.name, value));
         }
         Ok(MofEvent {
             schema: *self,
             fields: out,
-            trailing: payload.len() - reader.offset,
+            trailing: reader.left(),
         })
     }
 
@@ -492,144 +488,43 @@ impl Schema {
     }
 }
 
-/// A cursor over a payload that names the field on every failure.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    offset: usize,
-    pointer_size: u8,
+fn read_field(c: &mut Cursor<'_>, f: &MofField, last: bool) -> Result<Value, DecodeError> {
+    let name = f.name;
+    Ok(match f.ty {
+        MofType::U8 => Value::U8(c.array::<1>(name)?[0]),
+        MofType::U16 => Value::U16(c.u16(name)?),
+        MofType::U32 => Value::U32(c.u32(name)?),
+        MofType::U64 => Value::U64(u64::from_le_bytes(c.array(name)?)),
+        MofType::I32 => Value::I32(i32::from_le_bytes(c.array(name)?)),
+        MofType::I64 => Value::I64(i64::from_le_bytes(c.array(name)?)),
+        MofType::Pointer => Value::Pointer(c.pointer(name)?),
+        MofType::Guid => Value::Guid(Guid::from_bytes_le(c.array(name)?)),
+        MofType::Binary(n) => Value::Binary(c.take(name, n)?.to_vec()),
+        MofType::TokenUserSid => token_user(c, name)?,
+        MofType::Utf16z => Value::String(c.utf16z(name, last)?),
+        MofType::Ansiz => Value::Ansi(c.ansiz(name, last)?),
+    })
 }
 
-impl Reader<'_> {
-    fn take(&mut self, field: &str, n: usize) -> Result<&[u8], DecodeError> {
-        let left = self.bytes.len() - self.offset;
-        if left < n {
-            return Err(DecodeError::Truncated {
-                field: field.into(),
-                offset: self.offset,
-                needed: n,
-                available: left,
-            });
-        }
-        let s = &self.bytes[self.offset..self.offset + n];
-        self.offset += n;
-        Ok(s)
+/// KRN-27: a u32 0 when absent, else TOKEN_USER (pointer + attributes, padded to two pointer
+/// widths) then the SID.
+fn token_user(c: &mut Cursor<'_>, name: &str) -> Result<Value, DecodeError> {
+    let start = c.offset;
+    if c.u32(name)? == 0 {
+        return Ok(Value::Null);
     }
-
-    fn array<const N: usize>(&mut self, field: &str) -> Result<[u8; N], DecodeError> {
-        let mut a = [0; N];
-        a.copy_from_slice(self.take(field, N)?);
-        Ok(a)
+    c.offset = start;
+    let sid_pointer = c.pointer(name)?;
+    let attributes = c.u32(name)?;
+    if c.pointer_size == 8 {
+        c.take(name, 4)?; // SID_AND_ATTRIBUTES padding
     }
-
-    fn pointer(&mut self, field: &str) -> Result<u64, DecodeError> {
-        Ok(if self.pointer_size == 4 {
-            u32::from_le_bytes(self.array(field)?).into()
-        } else {
-            u64::from_le_bytes(self.array(field)?)
-        })
-    }
-
-    fn bad(&self, field: &str, offset: usize, reason: impl Into<String>) -> DecodeError {
-        DecodeError::BadValue {
-            field: field.into(),
-            offset,
-            reason: reason.into(),
-        }
-    }
-
-    fn read(&mut self, f: &MofField, last: bool) -> Result<Value, DecodeError> {
-        let name = f.name;
-        Ok(match f.ty {
-            MofType::U8 => Value::U8(self.array::<1>(name)?[0]),
-            MofType::U16 => Value::U16(u16::from_le_bytes(self.array(name)?)),
-            MofType::U32 => Value::U32(u32::from_le_bytes(self.array(name)?)),
-            MofType::U64 => Value::U64(u64::from_le_bytes(self.array(name)?)),
-            MofType::I32 => Value::I32(i32::from_le_bytes(self.array(name)?)),
-            MofType::I64 => Value::I64(i64::from_le_bytes(self.array(name)?)),
-            MofType::Pointer => Value::Pointer(self.pointer(name)?),
-            MofType::Guid => Value::Guid(Guid::from_bytes_le(self.array(name)?)),
-            MofType::Binary(n) => Value::Binary(self.take(name, n)?.to_vec()),
-            MofType::TokenUserSid => self.token_user(name)?,
-            MofType::Utf16z => {
-                let start = self.offset;
-                let rest = &self.bytes[start..];
-                let units: Vec<u16> = rest
-                    .chunks_exact(2)
-                    .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                    .take_while(|&u| u != 0)
-                    .collect();
-                let terminated = units.len() * 2 + 2 <= rest.len();
-                if terminated {
-                    self.offset += units.len() * 2 + 2;
-                } else if !last {
-                    return Err(self.bad(name, start, "UTF-16 string without its NUL terminator"));
-                } else if rest.len() % 2 != 0 {
-                    return Err(self.bad(name, start, "UTF-16 string with an odd number of bytes"));
-                } else {
-                    self.offset = self.bytes.len();
-                }
-                Value::String(String::from_utf16_lossy(&units))
-            }
-            MofType::Ansiz => {
-                let start = self.offset;
-                let rest = &self.bytes[start..];
-                match rest.iter().position(|&b| b == 0) {
-                    Some(n) => {
-                        self.offset += n + 1;
-                        Value::Ansi(rest[..n].to_vec())
-                    }
-                    None if last => {
-                        self.offset = self.bytes.len();
-                        Value::Ansi(rest.to_vec())
-                    }
-                    None => {
-                        return Err(self.bad(
-                            name,
-                            start,
-                            "ANSI string without its NUL terminator",
-                        ));
-                    }
-                }
-            }
-        })
-    }
-
-    /// KRN-27: a u32 0 when absent, else TOKEN_USER (pointer + attributes, padded to two
-    /// pointer widths) then the SID.
-    fn token_user(&mut self, name: &str) -> Result<Value, DecodeError> {
-        let start = self.offset;
-        let first = u32::from_le_bytes(self.array(name)?);
-        if first == 0 {
-            return Ok(Value::Null);
-        }
-        self.offset = start;
-        let sid_pointer = self.pointer(name)?;
-        let attributes = u32::from_le_bytes(self.array(name)?);
-        if self.pointer_size == 8 {
-            self.take(name, 4)?; // SID_AND_ATTRIBUTES padding
-        }
-        let sid_at = self.offset;
-        let rest = &self.bytes[sid_at..];
-        let Some(sid) = Sid::read(rest) else {
-            let count = rest.get(1).copied().map_or(0, usize::from);
-            return Err(if count > crate::fields::SID_MAX_SUB_AUTHORITIES {
-                self.bad(name, sid_at, format!("SID with {count} sub-authorities"))
-            } else {
-                DecodeError::Truncated {
-                    field: name.into(),
-                    offset: sid_at,
-                    needed: 8 + 4 * count,
-                    available: rest.len(),
-                }
-            });
-        };
-        self.offset += sid.wire_len();
-        Ok(Value::TokenUser(TokenUser {
-            sid_pointer,
-            attributes,
-            sid,
-        }))
-    }
+    let sid = c.sid(name)?;
+    Ok(Value::TokenUser(TokenUser {
+        sid_pointer,
+        attributes,
+        sid,
+    }))
 }
 
 fn write_value(
