@@ -7,6 +7,7 @@
 
 pub mod decode_error;
 pub mod fields;
+pub mod fuzzing;
 pub mod manifest;
 pub mod mof;
 mod wire;
