@@ -57,6 +57,23 @@ impl PayloadOperator {
     /// `PAYLOADFIELD_INVALID` (32): never accepted.
     pub const INVALID: u16 = 32;
 
+    /// Every operator, in number order.
+    pub const ALL: [PayloadOperator; 13] = [
+        PayloadOperator::Eq,
+        PayloadOperator::Ne,
+        PayloadOperator::Le,
+        PayloadOperator::Gt,
+        PayloadOperator::Lt,
+        PayloadOperator::Ge,
+        PayloadOperator::Between,
+        PayloadOperator::NotBetween,
+        PayloadOperator::Modulo,
+        PayloadOperator::Contains,
+        PayloadOperator::DoesntContain,
+        PayloadOperator::Is,
+        PayloadOperator::IsNot,
+    ];
+
     /// The operator's number.
     pub fn code(self) -> u16 {
         match self {
@@ -87,27 +104,12 @@ impl TryFrom<u16> for PayloadOperator {
     /// # Errors
     /// [`DecodeError::Filter`] for PAYLOADFIELD_INVALID (32) and numbers no operator has.
     fn try_from(code: u16) -> Result<PayloadOperator, DecodeError> {
-        use PayloadOperator::*;
-        [
-            Eq,
-            Ne,
-            Le,
-            Gt,
-            Lt,
-            Ge,
-            Between,
-            NotBetween,
-            Modulo,
-            Contains,
-            DoesntContain,
-            Is,
-            IsNot,
-        ]
-        .into_iter()
-        .find(|op| op.code() == code)
-        .ok_or_else(|| {
-            DecodeError::Filter(format!("CompareOp {code} is not a valid payload operator"))
-        })
+        PayloadOperator::ALL
+            .into_iter()
+            .find(|op| op.code() == code)
+            .ok_or_else(|| {
+                DecodeError::Filter(format!("CompareOp {code} is not a valid payload operator"))
+            })
     }
 }
 

@@ -613,6 +613,19 @@ fn param(node: Node<'_, '_>, attr: &str) -> Option<Param> {
     )
 }
 
+/// An event attribute naming a level, task, opcode or channel, as its number: 0 when the
+/// attribute is absent, an error naming the element when `lookup` does not know the name.
+fn resolve_attr<T: Default>(
+    e: Node<'_, '_>,
+    attr: &str,
+    lookup: impl FnOnce(&str) -> Option<T>,
+) -> Result<T, DecodeError> {
+    match e.attribute(attr) {
+        None => Ok(T::default()),
+        Some(n) => lookup(n).ok_or_else(|| err_at(e, format!("unknown {attr} {n:?}"))),
+    }
+}
+
 struct Cx<'s> {
     strings: &'s HashMap<String, String>,
 }
@@ -849,30 +862,22 @@ impl Cx<'_> {
     }
 
     fn event(&self, e: Node<'_, '_>, p: &Provider) -> Result<EventDef, DecodeError> {
-        let level = match e.attribute("level") {
-            None => 0,
-            Some(n) => p
-                .levels
+        let level = resolve_attr(e, "level", |n| {
+            p.levels
                 .iter()
                 .find(|l| l.name == n)
                 .map(|l| l.value)
                 .or_else(|| win_lookup(WIN_LEVELS, n))
-                .ok_or_else(|| err_at(e, format!("unknown level {n:?}")))?,
-        };
-        let task = match e.attribute("task") {
-            None => 0,
-            Some(n) => p
-                .tasks
+        })?;
+        let task = resolve_attr(e, "task", |n| {
+            p.tasks
                 .iter()
                 .find(|t| t.name == n)
                 .map(|t| t.value)
                 .or_else(|| win_lookup(WIN_TASKS, n))
-                .ok_or_else(|| err_at(e, format!("unknown task {n:?}")))?,
-        };
-        let opcode = match e.attribute("opcode") {
-            None => 0,
-            Some(n) => p
-                .tasks
+        })?;
+        let opcode = resolve_attr(e, "opcode", |n| {
+            p.tasks
                 .iter()
                 .filter(|t| t.value == task)
                 .flat_map(|t| &t.opcodes)
@@ -880,17 +885,13 @@ impl Cx<'_> {
                 .find(|o| o.name == n)
                 .map(|o| o.value)
                 .or_else(|| win_lookup(WIN_OPCODES, n))
-                .ok_or_else(|| err_at(e, format!("unknown opcode {n:?}")))?,
-        };
-        let channel = match e.attribute("channel") {
-            None => 0,
-            Some(n) => p
-                .channels
+        })?;
+        let channel = resolve_attr(e, "channel", |n| {
+            p.channels
                 .iter()
                 .find(|c| c.chid == n || c.name == n)
                 .map(|c| c.value)
-                .ok_or_else(|| err_at(e, format!("unknown channel {n:?}")))?,
-        };
+        })?;
         let keyword_names: Vec<String> = e
             .attribute("keywords")
             .map(|k| k.split_whitespace().map(str::to_owned).collect())
