@@ -12,6 +12,10 @@
 //! | [`tracelogging::decode_event`], [`tracelogging::decode_record`], [`tracelogging::decode_event_view`] | `TdhGetEventInformation` for `DecodingSourceTlg` | metadata + payload, or a whole record, to a [`tracelogging::DecodedEvent`] |
 //! | [`tracelogging::ProviderTraits`] | `EventProviderSetTraits` blob, `PROV_TRAITS` item | provider name, group and decode GUIDs |
 //! | [`Error`] | | what could not be decoded, and at which byte (and field) |
+//! | [`mof::KernelClass`], [`mof::Schema`], [`mof::decode_system`] | the MOF classes of the NT Kernel Logger (`FileIo`, `Process`…) | the kernel event layouts, both ways (KRN-12…KRN-30) |
+//! | [`manifest::Manifest`] | an instrumentation manifest (`.man`) | providers, events, templates, maps, keywords, messages (DEC-16…DEC-27) |
+//! | [`manifest`]'s payload filters | `TdhCreatePayloadFilter`, `TdhAggregatePayloadFilters` | field/operator/value tests on decoded events (FLT-18) |
+//! | [`DecodeError`] | | what a MOF or manifest decode could not do, and where |
 //!
 //! Provider GUIDs derived from names (GID-01) are
 //! [`etwsim_types::Guid::from_provider_name`].
@@ -50,7 +54,14 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod decode_error;
 mod error;
+pub mod fields;
+pub mod fuzzing;
+pub mod manifest;
+pub mod mof;
 pub mod tracelogging;
+mod wire;
 
+pub use decode_error::DecodeError;
 pub use error::{Error, Result};

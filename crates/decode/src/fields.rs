@@ -1,0 +1,442 @@
+//! Decoded field values shared by the classic kernel (MOF) layouts and the manifest decoder:
+//! [`Value`], a named [`Field`], and the Windows structures a payload can carry ([`Sid`],
+//! [`TokenUser`], [`SystemTime`]).
+//!
+//! Values keep what the payload held, not how it is shown: an ANSI string stays bytes
+//! ([`Value::Ansi`], shown as Windows-1252 by [`windows_1252`], DEC-12), a pointer stays a
+//! number. Rendering for people is [`Value`]'s `Display` (invariant culture, no digit grouping,
+//! DEC-28) or, with a manifest's out-type hints, the manifest module's renderer (DEC-27).
+
+use etwsim_types::Guid;
+use std::fmt;
+use std::str::FromStr;
+
+/// One decoded value.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Value {
+    /// Nothing: a kernel SID field that was absent (its u32 0), or a field the payload omits.
+    Null,
+    /// `win:Int8`.
+    I8(i8),
+    /// `win:UInt8`, MOF `u8`.
+    U8(u8),
+    /// `win:Int16`.
+    I16(i16),
+    /// `win:UInt16`, MOF `u16`.
+    U16(u16),
+    /// `win:Int32`, MOF `i32`.
+    I32(i32),
+    /// `win:UInt32` / `win:HexInt32`, MOF `u32`.
+    U32(u32),
+    /// `win:Int64`, MOF `i64`.
+    I64(i64),
+    /// `win:UInt64` / `win:HexInt64`, MOF `u64`.
+    U64(u64),
+    /// `win:Float`.
+    F32(f32),
+    /// `win:Double`.
+    F64(f64),
+    /// `win:Boolean` (4 bytes on the wire, any non-zero value is true).
+    Bool(bool),
+    /// `win:Pointer`, MOF `ptr`: 4 or 8 bytes by the writer's pointer size, widened.
+    Pointer(u64),
+    /// `win:FILETIME`: 100-ns intervals since 1601-01-01 UTC.
+    FileTime(i64),
+    /// `win:SYSTEMTIME`.
+    SystemTime(SystemTime),
+    /// `win:GUID`.
+    Guid(Guid),
+    /// `win:SID`: a bare SID.
+    Sid(Sid),
+    /// A kernel SID block: `TOKEN_USER` followed by the SID (KRN-27).
+    TokenUser(TokenUser),
+    /// UTF-16 text (`win:UnicodeString`, `win:CountedUnicodeString`, MOF `UTF-16z`).
+    String(String),
+    /// 8-bit text as stored (`win:AnsiString`, `win:CountedAnsiString`, MOF `ANSIz`), without
+    /// its terminator.
+    Ansi(Vec<u8>),
+    /// Raw bytes (`win:Binary`, a fixed-size MOF block).
+    Binary(Vec<u8>),
+    /// A `count` array: its elements in order.
+    Array(Vec<Value>),
+    /// A manifest `struct`: its members in order.
+    Struct(Vec<Field>),
+}
+
+/// A named value: one property of a decoded event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    /// The property name (the layout's or the template's).
+    pub name: String,
+    /// Its value.
+    pub value: Value,
+}
+
+impl Field {
+    /// A field named `name` holding `value`.
+    pub fn new(name: impl Into<String>, value: Value) -> Field {
+        Field {
+            name: name.into(),
+            value,
+        }
+    }
+}
+
+/// The value of the field named `name` in `fields`, if any (first match).
+pub fn find<'a>(fields: &'a [Field], name: &str) -> Option<&'a Value> {
+    fields.iter().find(|f| f.name == name).map(|f| &f.value)
+}
+
+impl Value {
+    /// The value as a signed 128-bit integer, for integer-like values (integers, pointers,
+    /// FILETIME, booleans as 0/1); `None` for the others.
+    pub fn as_i128(&self) -> Option<i128> {
+        Some(match *self {
+            Value::I8(v) => v.into(),
+            Value::U8(v) => v.into(),
+            Value::I16(v) => v.into(),
+            Value::U16(v) => v.into(),
+            Value::I32(v) => v.into(),
+            Value::U32(v) => v.into(),
+            Value::I64(v) => v.into(),
+            Value::U64(v) => v.into(),
+            Value::Pointer(v) => v.into(),
+            Value::FileTime(v) => v.into(),
+            Value::Bool(v) => i128::from(v),
+            _ => return None,
+        })
+    }
+
+    /// The value as text, for string values (ANSI text read as Windows-1252, DEC-12).
+    pub fn as_text(&self) -> Option<String> {
+        match self {
+            Value::String(s) => Some(s.clone()),
+            Value::Ansi(b) => Some(windows_1252(b)),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    /// Invariant rendering without hints (DEC-28): decimal integers without grouping,
+    /// pointers as `0x` + lowercase hex, GUIDs braced, SIDs as `S-1-…`, binary as hex.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => Ok(()),
+            Value::I8(v) => write!(f, "{v}"),
+            Value::U8(v) => write!(f, "{v}"),
+            Value::I16(v) => write!(f, "{v}"),
+            Value::U16(v) => write!(f, "{v}"),
+            Value::I32(v) => write!(f, "{v}"),
+            Value::U32(v) => write!(f, "{v}"),
+            Value::I64(v) => write!(f, "{v}"),
+            Value::U64(v) => write!(f, "{v}"),
+            Value::F32(v) => write!(f, "{v}"),
+            Value::F64(v) => write!(f, "{v}"),
+            Value::Bool(v) => write!(f, "{}", if *v { "true" } else { "false" }),
+            Value::Pointer(v) => write!(f, "{v:#x}"),
+            Value::FileTime(v) => write!(f, "{}", etwsim_types::record::filetime_utc(*v)),
+            Value::SystemTime(t) => write!(f, "{t}"),
+            Value::Guid(g) => write!(f, "{g}"),
+            Value::Sid(s) => write!(f, "{s}"),
+            Value::TokenUser(t) => write!(f, "{}", t.sid),
+            Value::String(s) => f.write_str(s),
+            Value::Ansi(b) => f.write_str(&windows_1252(b)),
+            Value::Binary(b) => {
+                f.write_str("0x")?;
+                b.iter().try_for_each(|x| write!(f, "{x:02X}"))
+            }
+            Value::Array(items) => {
+                f.write_str("[")?;
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
+            Value::Struct(fields) => {
+                f.write_str("{")?;
+                for (i, m) in fields.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{}: {}", m.name, m.value)?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
+/// A security identifier (`SID`): revision, 48-bit identifier authority, sub-authorities.
+///
+/// On the wire (DEC-09 type 19): revision u8, sub-authority count u8, the authority as six
+/// big-endian bytes, then each sub-authority as a little-endian u32 — `8 + 4 × count` bytes.
+/// Text form `S-1-5-18` ([`FromStr`] and [`Display`](fmt::Display)).
+#[doc(alias = "SID")]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Sid {
+    /// `Revision` (1 for every SID Windows writes).
+    pub revision: u8,
+    /// `IdentifierAuthority`, big-endian on the wire.
+    pub authority: [u8; 6],
+    /// `SubAuthority[]`, at most 15 (`SID_MAX_SUB_AUTHORITIES`).
+    pub sub_authorities: Vec<u32>,
+}
+
+/// `SID_MAX_SUB_AUTHORITIES`.
+pub const SID_MAX_SUB_AUTHORITIES: usize = 15;
+
+impl Sid {
+    /// `S-1-5-18`, LocalSystem.
+    pub fn local_system() -> Sid {
+        Sid {
+            revision: 1,
+            authority: [0, 0, 0, 0, 0, 5],
+            sub_authorities: vec![18],
+        }
+    }
+
+    /// Bytes the SID takes on the wire: `8 + 4 × count`.
+    pub fn wire_len(&self) -> usize {
+        8 + 4 * self.sub_authorities.len()
+    }
+
+    /// Appends the wire form to `out`.
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        out.push(self.revision);
+        out.push(self.sub_authorities.len() as u8);
+        out.extend_from_slice(&self.authority);
+        for s in &self.sub_authorities {
+            out.extend_from_slice(&s.to_le_bytes());
+        }
+    }
+
+    /// Reads a SID from the start of `bytes`; `None` when `bytes` is shorter than the count
+    /// byte says, or the count is above 15.
+    pub fn read(bytes: &[u8]) -> Option<Sid> {
+        let (&revision, rest) = bytes.split_first()?;
+        let (&count, rest) = rest.split_first()?;
+        let count = usize::from(count);
+        if count > SID_MAX_SUB_AUTHORITIES || rest.len() < 6 + 4 * count {
+            return None;
+        }
+        let mut authority = [0; 6];
+        authority.copy_from_slice(&rest[..6]);
+        let sub_authorities = rest[6..6 + 4 * count]
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        Some(Sid {
+            revision,
+            authority,
+            sub_authorities,
+        })
+    }
+
+    fn authority_value(&self) -> u64 {
+        self.authority
+            .iter()
+            .fold(0u64, |acc, b| (acc << 8) | u64::from(*b))
+    }
+}
+
+impl fmt::Display for Sid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let auth = self.authority_value();
+        write!(f, "S-{}-", self.revision)?;
+        if auth >> 32 == 0 {
+            write!(f, "{auth}")?;
+        } else {
+            write!(f, "{auth:#014X}")?;
+        }
+        self.sub_authorities
+            .iter()
+            .try_for_each(|s| write!(f, "-{s}"))
+    }
+}
+
+/// Text that is not a SID in `S-R-A-S…` form.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("not a SID: {input:?}")]
+pub struct ParseSidError {
+    /// The text given.
+    pub input: String,
+}
+
+impl FromStr for Sid {
+    type Err = ParseSidError;
+
+    fn from_str(s: &str) -> Result<Sid, ParseSidError> {
+        let err = || ParseSidError { input: s.into() };
+        let mut parts = s.strip_prefix("S-").ok_or_else(err)?.split('-');
+        let revision = parts.next().and_then(|p| p.parse().ok()).ok_or_else(err)?;
+        let auth: u64 = parts.next().and_then(|p| p.parse().ok()).ok_or_else(err)?;
+        if auth >> 48 != 0 {
+            return Err(err());
+        }
+        let bytes = auth.to_be_bytes();
+        let mut authority = [0; 6];
+        authority.copy_from_slice(&bytes[2..]);
+        let sub_authorities = parts
+            .map(|p| p.parse::<u32>().map_err(|_| err()))
+            .collect::<Result<Vec<_>, _>>()?;
+        if sub_authorities.len() > SID_MAX_SUB_AUTHORITIES {
+            return Err(err());
+        }
+        Ok(Sid {
+            revision,
+            authority,
+            sub_authorities,
+        })
+    }
+}
+
+/// A kernel SID block (KRN-27): `TOKEN_USER` — `SID_AND_ATTRIBUTES {PSID Sid; DWORD
+/// Attributes}`, 16 bytes for a 64-bit writer (pointer, attributes, 4 bytes of padding) and 8
+/// for a 32-bit one — followed by the SID itself.
+///
+/// Decoders tell a present block from an absent one (a u32 0) by the low 32 bits of the
+/// pointer, so a present block's pointer must not have them all zero.
+#[doc(alias = "TOKEN_USER")]
+#[doc(alias = "SID_AND_ATTRIBUTES")]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TokenUser {
+    /// `User.Sid`: the kernel address the SID had (its low 32 bits are non-zero).
+    pub sid_pointer: u64,
+    /// `User.Attributes`.
+    pub attributes: u32,
+    /// The SID.
+    pub sid: Sid,
+}
+
+impl TokenUser {
+    /// A placeholder kernel address for [`TokenUser::new`]: non-zero in its low 32 bits.
+    pub const DEFAULT_SID_POINTER: u64 = 0xFFFF_A000_0000_1010;
+
+    /// A block for `sid` with [`DEFAULT_SID_POINTER`](Self::DEFAULT_SID_POINTER) and no
+    /// attributes.
+    pub fn new(sid: Sid) -> TokenUser {
+        TokenUser {
+            sid_pointer: Self::DEFAULT_SID_POINTER,
+            attributes: 0,
+            sid,
+        }
+    }
+}
+
+/// `SYSTEMTIME`: eight little-endian u16 fields (DEC-09 type 18).
+#[doc(alias = "SYSTEMTIME")]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct SystemTime {
+    /// `wYear`.
+    pub year: u16,
+    /// `wMonth` (1–12).
+    pub month: u16,
+    /// `wDayOfWeek` (0 = Sunday).
+    pub day_of_week: u16,
+    /// `wDay`.
+    pub day: u16,
+    /// `wHour`.
+    pub hour: u16,
+    /// `wMinute`.
+    pub minute: u16,
+    /// `wSecond`.
+    pub second: u16,
+    /// `wMilliseconds`.
+    pub milliseconds: u16,
+}
+
+impl SystemTime {
+    /// From the 16 wire bytes.
+    pub fn from_bytes(b: [u8; 16]) -> SystemTime {
+        let w = |i: usize| u16::from_le_bytes([b[2 * i], b[2 * i + 1]]);
+        SystemTime {
+            year: w(0),
+            month: w(1),
+            day_of_week: w(2),
+            day: w(3),
+            hour: w(4),
+            minute: w(5),
+            second: w(6),
+            milliseconds: w(7),
+        }
+    }
+
+    /// The 16 wire bytes.
+    pub fn to_bytes(self) -> [u8; 16] {
+        let words = [
+            self.year,
+            self.month,
+            self.day_of_week,
+            self.day,
+            self.hour,
+            self.minute,
+            self.second,
+            self.milliseconds,
+        ];
+        let mut out = [0; 16];
+        for (i, w) in words.iter().enumerate() {
+            out[2 * i..2 * i + 2].copy_from_slice(&w.to_le_bytes());
+        }
+        out
+    }
+}
+
+impl fmt::Display for SystemTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}",
+            self.year, self.month, self.day, self.hour, self.minute, self.second, self.milliseconds
+        )
+    }
+}
+
+/// Windows-1252 text as a Rust string (DEC-12): bytes 0x80–0x9F map to their code page
+/// characters, the five undefined ones to U+FFFD, every other byte to the same code point.
+pub fn windows_1252(bytes: &[u8]) -> String {
+    const HIGH: [char; 32] = [
+        '€', '\u{FFFD}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{FFFD}', 'Ž',
+        '\u{FFFD}', '\u{FFFD}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ',
+        '\u{FFFD}', 'ž', 'Ÿ',
+    ];
+    bytes
+        .iter()
+        .map(|&b| match b {
+            0x80..=0x9F => HIGH[usize::from(b - 0x80)],
+            _ => char::from(b),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sid_text_and_wire_round_trip() {
+        let sid: Sid = "S-1-5-21-1004336348-1177238915-682003330-512"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            sid.to_string(),
+            "S-1-5-21-1004336348-1177238915-682003330-512"
+        );
+        let mut wire = Vec::new();
+        sid.write_to(&mut wire);
+        assert_eq!(wire.len(), sid.wire_len());
+        assert_eq!(&wire[..8], &[1, 5, 0, 0, 0, 0, 0, 5]);
+        assert_eq!(Sid::read(&wire), Some(sid));
+        assert_eq!(Sid::read(&wire[..wire.len() - 1]), None);
+        assert!("S-1-x".parse::<Sid>().is_err());
+    }
+
+    #[test]
+    fn windows_1252_maps_the_high_block() {
+        assert_eq!(windows_1252(b"caf\xE9 \x80 \x81"), "café € \u{FFFD}");
+    }
+}

@@ -1,0 +1,176 @@
+//! Manifest `inType` / `outType` names and their TDH numbers (DEC-18, DEC-19), and the
+//! predefined `win:` names of winmeta (DEC-21, DEC-22).
+
+/// A manifest `inType`: how the payload bytes are read (TDH_INTYPE_* numbers, DEC-09).
+///
+/// An open newtype: the constants are the types a manifest can name (DEC-18).
+#[doc(alias = "TDH_IN_TYPE")]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InType(pub u16);
+
+/// A manifest `outType`: how a value is shown (TDH_OUTTYPE_* numbers, DEC-10).
+#[doc(alias = "TDH_OUT_TYPE")]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OutType(pub u16);
+
+macro_rules! named_numbers {
+    ($ty:ident, $doc:literal; $( $konst:ident = $value:literal, $name:literal; )*) => {
+        impl $ty {
+            $(
+                #[doc = concat!("`", $name, "` (", stringify!($value), ").")]
+                pub const $konst: $ty = $ty($value);
+            )*
+
+            #[doc = concat!("The ", $doc, " for a manifest name (`win:UInt32`); `None` for an unknown name.")]
+            pub fn from_name(name: &str) -> Option<$ty> {
+                match name {
+                    $( $name => Some($ty($value)), )*
+                    _ => None,
+                }
+            }
+
+            /// The manifest name of a known number.
+            pub fn name(self) -> Option<&'static str> {
+                match self.0 {
+                    $( $value => Some($name), )*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+named_numbers! { InType, "in-type";
+    UNICODE_STRING = 1, "win:UnicodeString";
+    ANSI_STRING = 2, "win:AnsiString";
+    INT8 = 3, "win:Int8";
+    UINT8 = 4, "win:UInt8";
+    INT16 = 5, "win:Int16";
+    UINT16 = 6, "win:UInt16";
+    INT32 = 7, "win:Int32";
+    UINT32 = 8, "win:UInt32";
+    INT64 = 9, "win:Int64";
+    UINT64 = 10, "win:UInt64";
+    FLOAT = 11, "win:Float";
+    DOUBLE = 12, "win:Double";
+    BOOLEAN = 13, "win:Boolean";
+    BINARY = 14, "win:Binary";
+    GUID = 15, "win:GUID";
+    POINTER = 16, "win:Pointer";
+    FILETIME = 17, "win:FILETIME";
+    SYSTEMTIME = 18, "win:SYSTEMTIME";
+    SID = 19, "win:SID";
+    HEX_INT32 = 20, "win:HexInt32";
+    HEX_INT64 = 21, "win:HexInt64";
+    COUNTED_UNICODE_STRING = 22, "win:CountedUnicodeString";
+    COUNTED_ANSI_STRING = 23, "win:CountedAnsiString";
+    COUNTED_BINARY = 25, "win:CountedBinary";
+}
+
+named_numbers! { OutType, "out-type";
+    STRING = 1, "xs:string";
+    DATE_TIME = 2, "xs:dateTime";
+    BYTE = 3, "xs:byte";
+    UNSIGNED_BYTE = 4, "xs:unsignedByte";
+    SHORT = 5, "xs:short";
+    UNSIGNED_SHORT = 6, "xs:unsignedShort";
+    INT = 7, "xs:int";
+    UNSIGNED_INT = 8, "xs:unsignedInt";
+    LONG = 9, "xs:long";
+    UNSIGNED_LONG = 10, "xs:unsignedLong";
+    FLOAT = 11, "xs:float";
+    DOUBLE = 12, "xs:double";
+    BOOLEAN = 13, "xs:boolean";
+    GUID = 14, "xs:GUID";
+    HEX_BINARY = 15, "xs:hexBinary";
+    HEX_INT8 = 16, "win:HexInt8";
+    HEX_INT16 = 17, "win:HexInt16";
+    HEX_INT32 = 18, "win:HexInt32";
+    HEX_INT64 = 19, "win:HexInt64";
+    PID = 20, "win:PID";
+    TID = 21, "win:TID";
+    PORT = 22, "win:Port";
+    IPV4 = 23, "win:IPv4";
+    IPV6 = 24, "win:IPv6";
+    SOCKET_ADDRESS = 25, "win:SocketAddress";
+    CIM_DATE_TIME = 26, "win:CIMDateTime";
+    ETW_TIME = 27, "win:ETWTIME";
+    XML = 28, "win:Xml";
+    ERROR_CODE = 29, "win:ErrorCode";
+    WIN32_ERROR = 30, "win:Win32Error";
+    NTSTATUS = 31, "win:NTSTATUS";
+    HRESULT = 32, "win:HResult";
+    DATE_TIME_CULTURE_INSENSITIVE = 33, "win:DateTimeCultureInsensitive";
+    JSON = 34, "win:Json";
+    UTF8 = 35, "win:Utf8";
+    PKCS7_WITH_TYPE_INFO = 36, "win:Pkcs7WithTypeInfo";
+    CODE_POINTER = 37, "win:CodePointer";
+    DATE_TIME_UTC = 38, "win:DateTimeUtc";
+}
+
+impl InType {
+    /// Whether values of this type are integers (payload filters compare them numerically).
+    pub fn is_integer(self) -> bool {
+        matches!(self.0, 3..=10 | 13 | 16 | 17 | 20 | 21)
+    }
+
+    /// Whether values of this type are text.
+    pub fn is_string(self) -> bool {
+        matches!(self.0, 1 | 2 | 22 | 23)
+    }
+}
+
+/// winmeta levels (DEC-21).
+pub(crate) const WIN_LEVELS: &[(&str, u8)] = &[
+    ("win:LogAlways", 0),
+    ("win:Critical", 1),
+    ("win:Error", 2),
+    ("win:Warning", 3),
+    ("win:Informational", 4),
+    ("win:Verbose", 5),
+];
+
+/// winmeta opcodes (DEC-21).
+pub(crate) const WIN_OPCODES: &[(&str, u8)] = &[
+    ("win:Info", 0),
+    ("win:Start", 1),
+    ("win:Stop", 2),
+    ("win:DC_Start", 3),
+    ("win:DC_Stop", 4),
+    ("win:Extension", 5),
+    ("win:Reply", 6),
+    ("win:Resume", 7),
+    ("win:Suspend", 8),
+    ("win:Send", 9),
+    ("win:Receive", 240),
+];
+
+/// winmeta tasks (DEC-21).
+pub(crate) const WIN_TASKS: &[(&str, u16)] = &[("win:None", 0)];
+
+/// winmeta channels (DEC-21), by the names `importChannel` and `channel` use.
+pub(crate) const WIN_CHANNELS: &[(&str, u8)] = &[
+    ("TraceClassic", 0),
+    ("System", 8),
+    ("Application", 9),
+    ("Security", 10),
+    ("TraceLogging", 11),
+    ("ProviderMetadata", 12),
+];
+
+/// winmeta keyword names of the reserved bits 48–55 (DEC-22).
+pub(crate) const WIN_KEYWORDS: &[(&str, u64)] = &[
+    ("win:ResponseTime", 1 << 48),
+    ("win:WDIContext", 1 << 49),
+    ("win:WDIDiag", 1 << 50),
+    ("win:SQM", 1 << 51),
+    ("win:AuditFailure", 1 << 52),
+    ("win:AuditSuccess", 1 << 53),
+    ("win:CorrelationHint", 1 << 54),
+    ("win:EventlogClassic", 1 << 55),
+];
+
+/// The value of `name` in a winmeta table.
+pub(crate) fn win_lookup<T: Copy>(table: &[(&str, T)], name: &str) -> Option<T> {
+    table.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+}

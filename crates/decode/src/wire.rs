@@ -1,0 +1,148 @@
+//! A cursor over a payload shared by the MOF and manifest decoders: every read names the
+//! field and its offset when it fails, and nothing it does can panic.
+
+use crate::decode_error::DecodeError;
+use crate::fields::{SID_MAX_SUB_AUTHORITIES, Sid};
+
+/// A payload being read front to back.
+pub(crate) struct Cursor<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) offset: usize,
+    pub(crate) pointer_size: u8,
+}
+
+impl<'a> Cursor<'a> {
+    pub(crate) fn new(bytes: &'a [u8], pointer_size: u8) -> Result<Cursor<'a>, DecodeError> {
+        match pointer_size {
+            4 | 8 => Ok(Cursor {
+                bytes,
+                offset: 0,
+                pointer_size,
+            }),
+            n => Err(DecodeError::PointerSize(n)),
+        }
+    }
+
+    /// Bytes left.
+    pub(crate) fn left(&self) -> usize {
+        self.bytes.len() - self.offset
+    }
+
+    pub(crate) fn take(&mut self, field: &str, n: usize) -> Result<&'a [u8], DecodeError> {
+        let left = self.left();
+        if left < n {
+            return Err(DecodeError::Truncated {
+                field: field.into(),
+                offset: self.offset,
+                needed: n,
+                available: left,
+            });
+        }
+        let s = &self.bytes[self.offset..self.offset + n];
+        self.offset += n;
+        Ok(s)
+    }
+
+    pub(crate) fn array<const N: usize>(&mut self, field: &str) -> Result<[u8; N], DecodeError> {
+        let mut a = [0; N];
+        a.copy_from_slice(self.take(field, N)?);
+        Ok(a)
+    }
+
+    pub(crate) fn u16(&mut self, field: &str) -> Result<u16, DecodeError> {
+        Ok(u16::from_le_bytes(self.array(field)?))
+    }
+
+    pub(crate) fn u32(&mut self, field: &str) -> Result<u32, DecodeError> {
+        Ok(u32::from_le_bytes(self.array(field)?))
+    }
+
+    pub(crate) fn pointer(&mut self, field: &str) -> Result<u64, DecodeError> {
+        Ok(if self.pointer_size == 4 {
+            self.u32(field)?.into()
+        } else {
+            u64::from_le_bytes(self.array(field)?)
+        })
+    }
+
+    pub(crate) fn bad(&self, field: &str, offset: usize, reason: impl Into<String>) -> DecodeError {
+        DecodeError::BadValue {
+            field: field.into(),
+            offset,
+            reason: reason.into(),
+        }
+    }
+
+    /// UTF-16LE up to a NUL code unit; when `last`, the end of the payload also ends it.
+    pub(crate) fn utf16z(&mut self, field: &str, last: bool) -> Result<String, DecodeError> {
+        let start = self.offset;
+        let rest = &self.bytes[start..];
+        let units: Vec<u16> = rest
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .take_while(|&u| u != 0)
+            .collect();
+        if units.len() * 2 + 2 <= rest.len() {
+            self.offset += units.len() * 2 + 2;
+        } else if !last {
+            return Err(self.bad(field, start, "UTF-16 string without its NUL terminator"));
+        } else if rest.len() % 2 != 0 {
+            return Err(self.bad(field, start, "UTF-16 string with an odd number of bytes"));
+        } else {
+            self.offset = self.bytes.len();
+        }
+        Ok(String::from_utf16_lossy(&units))
+    }
+
+    /// `n` UTF-16 code units, not terminated.
+    pub(crate) fn utf16_units(&mut self, field: &str, n: usize) -> Result<String, DecodeError> {
+        let bytes = self.take(field, n.saturating_mul(2))?;
+        let units: Vec<u16> = bytes
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect();
+        Ok(String::from_utf16_lossy(&units))
+    }
+
+    /// 8-bit text up to a NUL byte; when `last`, the end of the payload also ends it.
+    pub(crate) fn ansiz(&mut self, field: &str, last: bool) -> Result<Vec<u8>, DecodeError> {
+        let start = self.offset;
+        let rest = &self.bytes[start..];
+        match rest.iter().position(|&b| b == 0) {
+            Some(n) => {
+                self.offset += n + 1;
+                Ok(rest[..n].to_vec())
+            }
+            None if last => {
+                self.offset = self.bytes.len();
+                Ok(rest.to_vec())
+            }
+            None => Err(self.bad(field, start, "ANSI string without its NUL terminator")),
+        }
+    }
+
+    /// A SID whose length comes from its count byte (DEC-12).
+    pub(crate) fn sid(&mut self, field: &str) -> Result<Sid, DecodeError> {
+        let at = self.offset;
+        let rest = &self.bytes[at..];
+        match Sid::read(rest) {
+            Some(sid) => {
+                self.offset += sid.wire_len();
+                Ok(sid)
+            }
+            None => {
+                let count = rest.get(1).copied().map_or(0, usize::from);
+                Err(if count > SID_MAX_SUB_AUTHORITIES {
+                    self.bad(field, at, format!("SID with {count} sub-authorities"))
+                } else {
+                    DecodeError::Truncated {
+                        field: field.into(),
+                        offset: at,
+                        needed: 8 + 4 * count,
+                        available: rest.len(),
+                    }
+                })
+            }
+        }
+    }
+}

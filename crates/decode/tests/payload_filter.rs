@@ -1,0 +1,170 @@
+//! Payload filters (TdhCreatePayloadFilter / TdhAggregatePayloadFilters) evaluated against
+//! decoded events of the demo manifest.
+
+mod common;
+
+use common::tests_dir;
+use etwsim_decode::DecodeError;
+use etwsim_decode::fields::{Field, Value};
+use etwsim_decode::manifest::filter::{
+    AggregateFilter, MAX_PAYLOAD_PREDICATES, PayloadFilter, PayloadOperator as Op, Predicate,
+};
+use etwsim_decode::manifest::{Provider, load_manifest};
+
+fn demo() -> Provider {
+    let bytes = std::fs::read(tests_dir("manifests").join("demo-storage.man")).unwrap();
+    load_manifest(&bytes).unwrap().providers.remove(0)
+}
+
+/// The fields of an IoTemplate event (Path, Size, Offset, Kind, Access, Status).
+fn io(path: &str, size: u32, offset: u64) -> Vec<Field> {
+    vec![
+        Field::new("Path", Value::String(path.into())),
+        Field::new("Size", Value::U32(size)),
+        Field::new("Offset", Value::U64(offset)),
+        Field::new("Kind", Value::U8(0)),
+        Field::new("Access", Value::U32(1)),
+        Field::new("Status", Value::U32(0)),
+    ]
+}
+
+fn one(p: &Provider, pred: Predicate) -> Result<PayloadFilter, DecodeError> {
+    PayloadFilter::new(p, p.event(1, 0).unwrap(), false, &[pred])
+}
+
+#[test]
+fn every_operator_compares_as_documented() {
+    // rule: FLT-18
+    let p = demo();
+    let f = io("C:\\logs\\a.txt", 4096, 3000);
+    let cases: &[(&str, Op, &str, bool)] = &[
+        ("Size", Op::Eq, "4096", true),
+        ("Size", Op::Eq, "0x1000", true),
+        ("Size", Op::Ne, "4096", false),
+        ("Size", Op::Le, "4096", true),
+        ("Size", Op::Gt, "4096", false),
+        ("Size", Op::Lt, "5000", true),
+        ("Size", Op::Ge, "4097", false),
+        ("Size", Op::Between, "4096,8192", true),
+        ("Size", Op::Between, "1,4095", false),
+        ("Size", Op::NotBetween, "1,4095", true),
+        ("Offset", Op::Modulo, "1000", true),
+        ("Offset", Op::Modulo, "7", false),
+        ("Size", Op::Gt, "-1", true),
+        ("Path", Op::Contains, "\\logs\\", true),
+        ("Path", Op::DoesntContain, "\\logs\\", false),
+        ("Path", Op::Contains, "LOGS", false), // exact case
+        ("Path", Op::Is, "C:\\logs\\a.txt", true),
+        ("Path", Op::IsNot, "C:\\logs\\a.txt", false),
+        ("Size", Op::Is, "4096", true),
+    ];
+    for &(field, op, value, expect) in cases {
+        let filter = one(&p, Predicate::new(field, op, value)).unwrap();
+        assert_eq!(filter.matches(&f), expect, "{field} {op:?} {value}");
+    }
+    // A field the decoded event lacks fails its predicate.
+    let filter = one(&p, Predicate::new("Size", Op::Ne, "1")).unwrap();
+    assert!(!filter.matches(&f[..1]));
+}
+
+#[test]
+fn operator_numbers_and_invalid_ones() {
+    // rule: FLT-18
+    for (code, op) in [
+        (0, Op::Eq),
+        (6, Op::Between),
+        (8, Op::Modulo),
+        (20, Op::Contains),
+        (31, Op::IsNot),
+    ] {
+        assert_eq!(Op::try_from(code).unwrap(), op);
+        assert_eq!(op.code(), code);
+    }
+    for code in [Op::INVALID, 9, 19, 22, 33, u16::MAX] {
+        let err = Op::try_from(code).unwrap_err();
+        assert!(matches!(err, DecodeError::Filter(_)), "{code}");
+    }
+}
+
+#[test]
+fn creation_refuses_what_tdh_refuses() {
+    // rule: FLT-18
+    let p = demo();
+    let e = p.event(1, 0).unwrap();
+    let bad = |pred: Predicate| one(&p, pred).unwrap_err().to_string();
+    assert!(bad(Predicate::new("Nope", Op::Eq, "1")).contains("Nope"));
+    assert!(bad(Predicate::new("Path", Op::Gt, "1")).contains("integer"));
+    assert!(bad(Predicate::new("Size", Op::Contains, "1")).contains("string"));
+    assert!(bad(Predicate::new("Size", Op::Eq, "ten")).contains("ten"));
+    assert!(bad(Predicate::new("Size", Op::Between, "5")).contains("\"5\""));
+    assert!(bad(Predicate::new("Size", Op::Modulo, "0")).contains("Modulo"));
+    assert!(PayloadFilter::new(&p, e, true, &[]).is_err());
+    let nine = vec![Predicate::new("Size", Op::Gt, "1"); MAX_PAYLOAD_PREDICATES + 1];
+    assert!(PayloadFilter::new(&p, e, true, &nine).is_err());
+    let eight = &nine[..MAX_PAYLOAD_PREDICATES];
+    assert!(PayloadFilter::new(&p, e, true, eight).is_ok());
+    // Array fields are not filterable (Ids has a count).
+    let arrays = p.event(3, 0).unwrap();
+    assert!(PayloadFilter::new(&p, arrays, true, &[Predicate::new("Ids", Op::Eq, "1")]).is_err());
+}
+
+#[test]
+fn match_any_or_all_predicates() {
+    // rule: FLT-18
+    let p = demo();
+    let e = p.event(1, 0).unwrap();
+    let preds = [
+        Predicate::new("Size", Op::Ge, "1024"),
+        Predicate::new("Path", Op::Contains, ".log"),
+    ];
+    let any = PayloadFilter::new(&p, e, true, &preds).unwrap();
+    let all = PayloadFilter::new(&p, e, false, &preds).unwrap();
+    let big_txt = io("a.txt", 2048, 0);
+    let big_log = io("a.log", 2048, 0);
+    let small_txt = io("a.txt", 10, 0);
+    assert!(any.matches(&big_txt) && !all.matches(&big_txt));
+    assert!(any.matches(&big_log) && all.matches(&big_log));
+    assert!(!any.matches(&small_txt) && !all.matches(&small_txt));
+}
+
+#[test]
+fn aggregated_filters_per_event() {
+    // rule: FLT-18
+    let p = demo();
+    let (v0, v1) = (p.event(1, 0).unwrap(), p.event(1, 1).unwrap());
+    let big = PayloadFilter::new(&p, v0, false, &[Predicate::new("Size", Op::Ge, "1024")]).unwrap();
+    let log = PayloadFilter::new(
+        &p,
+        v0,
+        false,
+        &[Predicate::new("Path", Op::Contains, ".log")],
+    )
+    .unwrap();
+    let remote =
+        PayloadFilter::new(&p, v1, false, &[Predicate::new("Size", Op::Lt, "100")]).unwrap();
+    assert!(big.applies_to(p.guid, 1, 0) && !big.applies_to(p.guid, 1, 1));
+
+    // Both v0 filters flagged match-all: both must hold.
+    let and = AggregateFilter::new(vec![
+        (big.clone(), true),
+        (log.clone(), true),
+        (remote.clone(), true),
+    ])
+    .unwrap();
+    assert!(and.passes(p.guid, 1, 0, &io("a.log", 4096, 0)));
+    assert!(!and.passes(p.guid, 1, 0, &io("a.txt", 4096, 0)));
+    // The v1 event is judged by its own filter only.
+    assert!(and.passes(p.guid, 1, 1, &io("a.txt", 10, 0)));
+    assert!(!and.passes(p.guid, 1, 1, &io("a.log", 4096, 0)));
+    // An event no filter is bound to passes, as does another provider's event.
+    assert!(and.passes(p.guid, 2, 0, &[]));
+    assert!(and.passes(etwsim_types::Guid::NULL, 1, 0, &[]));
+
+    // Not flagged: either one suffices.
+    let or = AggregateFilter::new(vec![(big, false), (log, false)]).unwrap();
+    assert!(or.passes(p.guid, 1, 0, &io("a.txt", 4096, 0)));
+    assert!(or.passes(p.guid, 1, 0, &io("a.log", 1, 0)));
+    assert!(!or.passes(p.guid, 1, 0, &io("a.txt", 1, 0)));
+
+    assert!(AggregateFilter::new(vec![]).is_err());
+}
