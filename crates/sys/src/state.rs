@@ -19,6 +19,7 @@ pub(crate) struct Extra {
     /// Enable-callback contexts, kept for the process's life: a registration's callback may
     /// still be running (on this thread, re-entrantly) when EventUnregister returns, and a
     /// box freed then would dangle. At most one per REGHANDLE ever issued.
+    #[allow(clippy::vec_box)] // each context's address is handed out: it must not move
     pub(crate) enable_contexts: Mutex<Vec<Box<EnableContext>>>,
     /// RegisterTraceGuids registrations by registration handle.
     pub(crate) classic: Mutex<HashMap<u64, etwsim::ClassicProvider>>,

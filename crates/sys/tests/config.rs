@@ -1,6 +1,7 @@
 //! The `etwsim_*` configuration functions: they work before the first ETW call and are
 //! refused after it; the token chosen decides access (SES-29). One test: the machine is
 //! process-wide, and the order of the calls is the point.
+#![allow(clippy::type_complexity)] // tests record tuples of what C callbacks saw
 
 use etwsim_sys::abi::*;
 use etwsim_sys::*;
@@ -35,8 +36,12 @@ fn configuration_applies_before_the_first_call_and_is_refused_after() {
     }
     let mut h = CONTROLTRACE_HANDLE::default();
     // rule: SES-29
-    // SAFETY: valid pointers and block.
-    assert_eq!(unsafe { StartTraceW(&mut h, name.as_ptr(), p) }, 5, "a standard user may not");
+    assert_eq!(
+        // SAFETY: valid pointers and block.
+        unsafe { StartTraceW(&mut h, name.as_ptr(), p) },
+        5,
+        "a standard user may not"
+    );
     let kernel = etwsim_sys::kernel();
     assert!(kernel.is_deterministic());
     assert_eq!(kernel.cpu_count(), 2);
@@ -58,9 +63,12 @@ fn configuration_applies_before_the_first_call_and_is_refused_after() {
     // Configuration is closed now.
     assert_eq!(etwsim_set_deterministic(1), ERROR_ALREADY_INITIALIZED);
     assert_eq!(etwsim_set_cpu_count(4), ERROR_ALREADY_INITIALIZED);
-    assert_eq!(etwsim_set_process_token(ETWSIM_TOKEN_ADMINISTRATOR), ERROR_ALREADY_INITIALIZED);
-    // SAFETY: a NUL-terminated string.
     assert_eq!(
+        etwsim_set_process_token(ETWSIM_TOKEN_ADMINISTRATOR),
+        ERROR_ALREADY_INITIALIZED
+    );
+    assert_eq!(
+        // SAFETY: a NUL-terminated string.
         unsafe { etwsim_set_image_name(c"other.exe".as_ptr().cast()) },
         ERROR_ALREADY_INITIALIZED
     );

@@ -1,5 +1,6 @@
 //! OpenTrace, ProcessTrace and CloseTrace through their C signatures: the documented
 //! refusals, and what the callbacks receive (EVENT_RECORD, EVENT_TRACE, the logfile copy).
+#![allow(clippy::type_complexity)] // tests record tuples of what C callbacks saw
 
 mod common;
 use common::*;
@@ -19,8 +20,11 @@ fn open_trace_refusals_set_last_error() {
     let before = snapshot();
     // rule: CON-01
     SetLastError(0);
-    // SAFETY: NULL.
-    assert_eq!(unsafe { OpenTraceW(null_mut()) }.Value, INVALID_PROCESSTRACE_HANDLE);
+    assert_eq!(
+        // SAFETY: NULL.
+        unsafe { OpenTraceW(null_mut()) }.Value,
+        INVALID_PROCESSTRACE_HANDLE
+    );
     assert_eq!(GetLastError(), INVALID_PARAMETER);
     let mut lf = EVENT_TRACE_LOGFILEW::default();
     assert_eq!(open(&mut lf), INVALID_PROCESSTRACE_HANDLE);
@@ -48,14 +52,29 @@ fn open_trace_refusals_set_last_error() {
 fn process_trace_and_close_trace_refusals() {
     let _g = setup();
     let handles = [PROCESSTRACE_HANDLE { Value: 0x1234 }; 65];
-    let (t0, t1) = (FILETIME { dwLowDateTime: 10, dwHighDateTime: 0 }, FILETIME::default());
+    let (t0, t1) = (
+        FILETIME {
+            dwLowDateTime: 10,
+            dwHighDateTime: 0,
+        },
+        FILETIME::default(),
+    );
     // rule: CON-03
     // SAFETY: NULL or valid pointers; `handles` holds 65 handles.
     unsafe {
         assert_eq!(ProcessTrace(null(), 1, null(), null()), INVALID_PARAMETER);
-        assert_eq!(ProcessTrace(handles.as_ptr(), 0, null(), null()), BAD_LENGTH);
-        assert_eq!(ProcessTrace(handles.as_ptr(), 65, null(), null()), BAD_LENGTH);
-        assert_eq!(ProcessTrace(handles.as_ptr(), 1, null(), null()), INVALID_HANDLE);
+        assert_eq!(
+            ProcessTrace(handles.as_ptr(), 0, null(), null()),
+            BAD_LENGTH
+        );
+        assert_eq!(
+            ProcessTrace(handles.as_ptr(), 65, null(), null()),
+            BAD_LENGTH
+        );
+        assert_eq!(
+            ProcessTrace(handles.as_ptr(), 1, null(), null()),
+            INVALID_HANDLE
+        );
         assert_eq!(ProcessTrace(handles.as_ptr(), 1, &t0, &t1), INVALID_TIME);
     }
     // rule: CON-07
@@ -81,14 +100,16 @@ unsafe extern "system" fn on_record(r: *mut EVENT_RECORD) {
         Vec::new()
     } else {
         // SAFETY: UserData covers UserDataLength bytes.
-        unsafe { std::slice::from_raw_parts(r.UserData.cast::<u8>(), r.UserDataLength.into()) }.to_vec()
+        unsafe { std::slice::from_raw_parts(r.UserData.cast::<u8>(), r.UserDataLength.into()) }
+            .to_vec()
     };
     let items = (0..usize::from(r.ExtendedDataCount))
         .map(|i| {
             // SAFETY: ExtendedData holds ExtendedDataCount items, each DataPtr covering DataSize.
             unsafe {
                 let item = *r.ExtendedData.add(i);
-                let data = std::slice::from_raw_parts(item.DataPtr as *const u8, item.DataSize.into());
+                let data =
+                    std::slice::from_raw_parts(item.DataPtr as *const u8, item.DataSize.into());
                 (item.ExtType, item.Anonymous._bitfield & 1, data.to_vec())
             }
         })
@@ -180,8 +201,11 @@ fn a_log_file_is_read_back_as_event_records() {
     assert_ne!(h, INVALID_PROCESSTRACE_HANDLE);
     // rule: CON-01
     assert_eq!(lf.LogfileHeader.BufferSize, 64 * 1024);
-    // SAFETY: every bit pattern is a valid u32 quadruple.
-    assert_eq!(unsafe { lf.LogfileHeader.Anonymous2.Anonymous.PointerSize }, 8);
+    assert_eq!(
+        // SAFETY: every bit pattern is a valid u32 quadruple.
+        unsafe { lf.LogfileHeader.Anonymous2.Anonymous.PointerSize },
+        8
+    );
     // SAFETY: OpenTrace pointed LoggerName at a NUL-terminated string it keeps until CloseTrace.
     let logger = unsafe {
         let p = lf.LogfileHeader.LoggerName;
@@ -192,15 +216,21 @@ fn a_log_file_is_read_back_as_event_records() {
     let handles = [PROCESSTRACE_HANDLE { Value: h }];
     // rule: CON-04
     // rule: CON-06
-    // SAFETY: one valid handle.
-    assert_eq!(unsafe { ProcessTrace(handles.as_ptr(), 1, null(), null()) }, OK);
+    assert_eq!(
+        // SAFETY: one valid handle.
+        unsafe { ProcessTrace(handles.as_ptr(), 1, null(), null()) },
+        OK
+    );
     assert_eq!(CloseTrace(handles[0]), OK);
     let ids: Vec<u16> = seen.records.iter().map(|r| r.0).collect();
     assert_eq!(ids, [1, 2, 3]);
     let pid = etwsim_process_id();
     let context = &mut seen as *mut Seen as usize;
     for r in &seen.records {
-        assert_eq!((r.1, r.2, r.3.as_slice(), r.6), (4, pid, &b"abcd"[..], context));
+        assert_eq!(
+            (r.1, r.2, r.3.as_slice(), r.6),
+            (4, pid, &b"abcd"[..], context)
+        );
     }
     // rule: EVT-17
     // rule: EVT-22
@@ -209,7 +239,11 @@ fn a_log_file_is_read_back_as_event_records() {
     assert_eq!(related_item[0].2, guid_bytes(&guid(0xA2)));
     let last = seen.records[1].4.last().expect("items");
     assert_eq!(last.1, 0, "Linkage is clear on the last item");
-    assert!(seen.records[1].4[..seen.records[1].4.len() - 1].iter().all(|i| i.1 == 1));
+    assert!(
+        seen.records[1].4[..seen.records[1].4.len() - 1]
+            .iter()
+            .all(|i| i.1 == 1)
+    );
     assert_eq!(seen.records[1].5, guid(0xA1), "ActivityId");
     assert!(seen.records[0].4.is_empty() || seen.records[0].4.iter().all(|i| i.0 != 1));
     assert!(!seen.buffers.is_empty(), "BufferCallback ran");
@@ -242,7 +276,9 @@ fn buffer_callback_returning_false_cancels() {
     };
     lf.Anonymous1.ProcessTraceMode = PROCESS_TRACE_MODE_EVENT_RECORD;
     lf.Anonymous2.EventRecordCallback = Some(on_record);
-    let h = PROCESSTRACE_HANDLE { Value: open(&mut lf) };
+    let h = PROCESSTRACE_HANDLE {
+        Value: open(&mut lf),
+    };
     // rule: CON-06
     // SAFETY: one valid handle.
     assert_eq!(unsafe { ProcessTrace(&h, 1, null(), null()) }, CANCELLED);
@@ -257,11 +293,20 @@ unsafe extern "system" fn on_legacy(e: *mut EVENT_TRACE) {
     // SAFETY: ETW passes a valid EVENT_TRACE.
     let e = unsafe { &*e };
     // SAFETY: every bit pattern is valid for these unions of integers.
-    let (class, g, size) = unsafe { (e.Header.Anonymous2.Class, e.Header.Anonymous3.Guid, e.Header.Size) };
-    LEGACY
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push((class.Type, class.Level, size, e.MofLength, g));
+    let (class, g, size) = unsafe {
+        (
+            e.Header.Anonymous2.Class,
+            e.Header.Anonymous3.Guid,
+            e.Header.Size,
+        )
+    };
+    LEGACY.lock().unwrap_or_else(|e| e.into_inner()).push((
+        class.Type,
+        class.Level,
+        size,
+        e.MofLength,
+        g,
+    ));
 }
 
 #[test]
@@ -274,7 +319,9 @@ fn without_event_record_mode_the_legacy_callback_gets_event_trace() {
         ..Default::default()
     };
     lf.Anonymous2.EventCallback = Some(on_legacy);
-    let h = PROCESSTRACE_HANDLE { Value: open(&mut lf) };
+    let h = PROCESSTRACE_HANDLE {
+        Value: open(&mut lf),
+    };
     // rule: CON-02
     // SAFETY: one valid handle.
     assert_eq!(unsafe { ProcessTrace(&h, 1, null(), null()) }, OK);
@@ -303,7 +350,9 @@ fn a_real_time_session_is_consumed_until_it_stops() {
     };
     lf.Anonymous1.ProcessTraceMode = PROCESS_TRACE_MODE_REAL_TIME | PROCESS_TRACE_MODE_EVENT_RECORD;
     lf.Anonymous2.EventRecordCallback = Some(on_record);
-    let h = PROCESSTRACE_HANDLE { Value: open(&mut lf) };
+    let h = PROCESSTRACE_HANDLE {
+        Value: open(&mut lf),
+    };
     assert_ne!(h.Value, INVALID_PROCESSTRACE_HANDLE);
     let text = wide("rt");
     // SAFETY: a valid string.
@@ -314,6 +363,10 @@ fn a_real_time_session_is_consumed_until_it_stops() {
     assert_eq!(unsafe { ProcessTrace(&h, 1, null(), null()) }, OK);
     assert_eq!(CloseTrace(h), OK);
     assert_eq!(seen.records.len(), 1);
-    assert_eq!(seen.records[0].3, [b'r', 0, b't', 0, 0, 0], "the string and its NUL (EVT-13)");
+    assert_eq!(
+        seen.records[0].3,
+        [b'r', 0, b't', 0, 0, 0],
+        "the string and its NUL (EVT-13)"
+    );
     assert_eq!(EventUnregister(reg), OK);
 }

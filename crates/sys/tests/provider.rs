@@ -1,5 +1,6 @@
 //! EventRegister … EventWriteEx, EventSetInformation, EventActivityIdControl and the
 //! classic provider functions, called through their C signatures.
+#![allow(clippy::type_complexity)] // tests record tuples of what C callbacks saw
 
 mod common;
 use common::*;
@@ -23,9 +24,14 @@ unsafe extern "system" fn on_enable(
 ) {
     // SAFETY: ETW passes a valid SourceId.
     let source = unsafe { *source };
-    SEEN.lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push((is_enabled, level, any, all, source, context as usize));
+    SEEN.lock().unwrap_or_else(|e| e.into_inner()).push((
+        is_enabled,
+        level,
+        any,
+        all,
+        source,
+        context as usize,
+    ));
 }
 
 fn seen() -> Vec<(u32, u8, u64, u64, GUID, usize)> {
@@ -42,12 +48,21 @@ fn event_register_rejects_null_arguments_and_zeroes_the_handle() {
     // rule: PRV-03
     // SAFETY: NULL or valid pointers.
     unsafe {
-        assert_eq!(EventRegister(null(), None, null(), &mut h), INVALID_PARAMETER);
+        assert_eq!(
+            EventRegister(null(), None, null(), &mut h),
+            INVALID_PARAMETER
+        );
         assert_eq!(h, 0, "RegHandle is 0 after a failure");
-        assert_eq!(EventRegister(&g, None, null(), null_mut()), INVALID_PARAMETER);
+        assert_eq!(
+            EventRegister(&g, None, null(), null_mut()),
+            INVALID_PARAMETER
+        );
         let null_guid = GUID::default();
         h = 0x1234;
-        assert_eq!(EventRegister(&null_guid, None, null(), &mut h), INVALID_PARAMETER);
+        assert_eq!(
+            EventRegister(&null_guid, None, null(), &mut h),
+            INVALID_PARAMETER
+        );
         assert_eq!(h, 0);
     }
     assert_eq!(snapshot(), before);
@@ -67,8 +82,14 @@ fn a_zero_or_stale_handle_is_invalid_handle_everywhere() {
         // SAFETY: valid descriptor and string.
         unsafe {
             assert_eq!(EventWrite(h, &d, 0, null()), INVALID_HANDLE);
-            assert_eq!(EventWriteTransfer(h, &d, null(), null(), 0, null()), INVALID_HANDLE);
-            assert_eq!(EventWriteEx(h, &d, 0, 0, null(), null(), 0, null()), INVALID_HANDLE);
+            assert_eq!(
+                EventWriteTransfer(h, &d, null(), null(), 0, null()),
+                INVALID_HANDLE
+            );
+            assert_eq!(
+                EventWriteEx(h, &d, 0, 0, null(), null(), 0, null()),
+                INVALID_HANDLE
+            );
             assert_eq!(EventWriteString(h, 0, 0, text.as_ptr()), INVALID_HANDLE);
             // rule: PRV-30
             assert!(!EventEnabled(h, &d));
@@ -102,16 +123,28 @@ fn the_write_functions_check_their_pointers() {
         assert_eq!(EventWrite(reg, &d, 1, null()), INVALID_PARAMETER);
         assert_eq!(EventWrite(reg, &d, 1, &data), OK);
         // rule: EVT-11
-        assert_eq!(EventWrite(reg, &d, 0, null()), OK, "UserData may be NULL with count 0");
+        assert_eq!(
+            EventWrite(reg, &d, 0, null()),
+            OK,
+            "UserData may be NULL with count 0"
+        );
         data.Anonymous.Reserved = 1;
-        assert_eq!(EventWrite(reg, &d, 1, &data), INVALID_PARAMETER, "Reserved must be 0");
+        assert_eq!(
+            EventWrite(reg, &d, 1, &data),
+            INVALID_PARAMETER,
+            "Reserved must be 0"
+        );
         data.Anonymous.Reserved = 0;
         let many = [data; 129];
         assert_eq!(EventWrite(reg, &d, 129, many.as_ptr()), INVALID_PARAMETER);
         assert_eq!(EventWrite(reg, &d, 128, many.as_ptr()), OK);
         // rule: EVT-02
         let verbose = EVENT_DESCRIPTOR { Level: 5, ..d };
-        assert_eq!(EventWrite(reg, &verbose, 1, null()), OK, "not enabled: nothing is read");
+        assert_eq!(
+            EventWrite(reg, &verbose, 1, null()),
+            OK,
+            "not enabled: nothing is read"
+        );
         // rule: EVT-13
         assert_eq!(EventWriteString(reg, 4, 0, null()), INVALID_PARAMETER);
         let text = wide("hello");
@@ -131,8 +164,11 @@ fn the_enable_callback_gets_c_arguments_and_its_context() {
     assert_eq!(enable(s, &g, 3, 0xF0), OK);
     let mut reg: REGHANDLE = 0;
     let context = 0xC0FFEE_usize as *const c_void;
-    // SAFETY: valid GUID, callback and out pointer.
-    assert_eq!(unsafe { EventRegister(&g, Some(on_enable), context, &mut reg) }, OK);
+    assert_eq!(
+        // SAFETY: valid GUID, callback and out pointer.
+        unsafe { EventRegister(&g, Some(on_enable), context, &mut reg) },
+        OK
+    );
     // rule: PRV-07
     let got = seen();
     assert_eq!(got.len(), 1);
@@ -141,13 +177,20 @@ fn the_enable_callback_gets_c_arguments_and_its_context() {
         (EVENT_CONTROL_CODE_ENABLE_PROVIDER, 3, 0xF0, 0xC0FFEE)
     );
     // rule: PRV-14
-    assert_eq!(got[0].4, GUID::default(), "SourceId is GUID_NULL for a pre-enable");
+    assert_eq!(
+        got[0].4,
+        GUID::default(),
+        "SourceId is GUID_NULL for a pre-enable"
+    );
     // rule: PRV-09
     // rule: SES-80
     assert_eq!(stop(s), OK);
     let got = seen();
     assert_eq!(got.len(), 1);
-    assert_eq!((got[0].0, got[0].4), (EVENT_CONTROL_CODE_DISABLE_PROVIDER, GUID::default()));
+    assert_eq!(
+        (got[0].0, got[0].4),
+        (EVENT_CONTROL_CODE_DISABLE_PROVIDER, GUID::default())
+    );
     assert_eq!(EventUnregister(reg), OK);
 }
 
@@ -163,17 +206,35 @@ fn event_set_information_sets_traits_once() {
     // SAFETY: NULL or `len` readable bytes.
     unsafe {
         let p = blob.as_ptr().cast::<c_void>();
-        assert_eq!(EventSetInformation(0, EventProviderSetTraits, p, 6), INVALID_HANDLE);
+        assert_eq!(
+            EventSetInformation(0, EventProviderSetTraits, p, 6),
+            INVALID_HANDLE
+        );
         assert_eq!(EventSetInformation(reg, 99, p, 6), INVALID_PARAMETER);
         assert_eq!(EventSetInformation(reg, -1, p, 6), INVALID_PARAMETER);
-        assert_eq!(EventSetInformation(reg, EventProviderSetTraits, null(), 6), INVALID_PARAMETER);
-        assert_eq!(EventSetInformation(reg, EventProviderSetTraits, p, 3), INVALID_PARAMETER);
+        assert_eq!(
+            EventSetInformation(reg, EventProviderSetTraits, null(), 6),
+            INVALID_PARAMETER
+        );
+        assert_eq!(
+            EventSetInformation(reg, EventProviderSetTraits, p, 3),
+            INVALID_PARAMETER
+        );
         assert_eq!(EventSetInformation(reg, EventProviderSetTraits, p, 6), OK);
-        assert_eq!(EventSetInformation(reg, EventProviderSetTraits, p, 6), INVALID_PARAMETER);
+        assert_eq!(
+            EventSetInformation(reg, EventProviderSetTraits, p, 6),
+            INVALID_PARAMETER
+        );
         let yes = [1u8];
         let yes = yes.as_ptr().cast::<c_void>();
-        assert_eq!(EventSetInformation(reg, EventProviderUseDescriptorType, yes, 1), OK);
-        assert_eq!(EventSetInformation(reg, EventProviderUseDescriptorType, yes, 2), INVALID_PARAMETER);
+        assert_eq!(
+            EventSetInformation(reg, EventProviderUseDescriptorType, yes, 1),
+            OK
+        );
+        assert_eq!(
+            EventSetInformation(reg, EventProviderUseDescriptorType, yes, 2),
+            INVALID_PARAMETER
+        );
     }
     assert_eq!(EventUnregister(reg), OK);
 }
@@ -185,22 +246,40 @@ fn event_activity_id_control_gets_sets_and_creates() {
     let mut id = guid(0xAC7);
     // SAFETY: NULL or a valid GUID.
     unsafe {
-        assert_eq!(EventActivityIdControl(EVENT_ACTIVITY_CTRL_GET_ID, null_mut()), INVALID_PARAMETER);
+        assert_eq!(
+            EventActivityIdControl(EVENT_ACTIVITY_CTRL_GET_ID, null_mut()),
+            INVALID_PARAMETER
+        );
         assert_eq!(EventActivityIdControl(99, &mut id), INVALID_PARAMETER);
         assert_eq!(id, guid(0xAC7), "unchanged after a refusal");
-        assert_eq!(EventActivityIdControl(EVENT_ACTIVITY_CTRL_SET_ID, &mut id), OK);
+        assert_eq!(
+            EventActivityIdControl(EVENT_ACTIVITY_CTRL_SET_ID, &mut id),
+            OK
+        );
         let mut got = GUID::default();
-        assert_eq!(EventActivityIdControl(EVENT_ACTIVITY_CTRL_GET_ID, &mut got), OK);
+        assert_eq!(
+            EventActivityIdControl(EVENT_ACTIVITY_CTRL_GET_ID, &mut got),
+            OK
+        );
         assert_eq!(got, guid(0xAC7));
         let mut created = GUID::default();
-        assert_eq!(EventActivityIdControl(EVENT_ACTIVITY_CTRL_CREATE_ID, &mut created), OK);
+        assert_eq!(
+            EventActivityIdControl(EVENT_ACTIVITY_CTRL_CREATE_ID, &mut created),
+            OK
+        );
         assert_ne!(created, GUID::default());
         // rule: EVT-16
         let mut again = GUID::default();
-        assert_eq!(EventActivityIdControl(EVENT_ACTIVITY_CTRL_CREATE_ID, &mut again), OK);
+        assert_eq!(
+            EventActivityIdControl(EVENT_ACTIVITY_CTRL_CREATE_ID, &mut again),
+            OK
+        );
         assert_ne!(again, created, "created ids never repeat");
         let mut cleared = GUID::default();
-        assert_eq!(EventActivityIdControl(EVENT_ACTIVITY_CTRL_SET_ID, &mut cleared), OK);
+        assert_eq!(
+            EventActivityIdControl(EVENT_ACTIVITY_CTRL_SET_ID, &mut cleared),
+            OK
+        );
     }
 }
 
@@ -220,10 +299,13 @@ unsafe extern "system" fn on_request(
     let logger = unsafe { GetTraceLoggerHandle(buffer) };
     let level = GetTraceEnableLevel(logger);
     let flags = GetTraceEnableFlags(logger);
-    CLASSIC
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push((code, logger, level, flags, context as usize));
+    CLASSIC.lock().unwrap_or_else(|e| e.into_inner()).push((
+        code,
+        logger,
+        level,
+        flags,
+        context as usize,
+    ));
     0
 }
 
@@ -241,19 +323,55 @@ fn a_classic_provider_gets_its_control_callback_and_the_legacy_getters() {
     // SAFETY: NULL or valid pointers; `reg` holds one entry.
     unsafe {
         assert_eq!(
-            RegisterTraceGuidsW(None, null(), &g, 1, reg.as_mut_ptr(), null(), null(), &mut handle),
+            RegisterTraceGuidsW(
+                None,
+                null(),
+                &g,
+                1,
+                reg.as_mut_ptr(),
+                null(),
+                null(),
+                &mut handle
+            ),
             INVALID_PARAMETER
         );
         assert_eq!(
-            RegisterTraceGuidsW(Some(on_request), null(), null(), 1, reg.as_mut_ptr(), null(), null(), &mut handle),
+            RegisterTraceGuidsW(
+                Some(on_request),
+                null(),
+                null(),
+                1,
+                reg.as_mut_ptr(),
+                null(),
+                null(),
+                &mut handle
+            ),
             INVALID_PARAMETER
         );
         assert_eq!(
-            RegisterTraceGuidsW(Some(on_request), null(), &g, 1, null(), null(), null(), &mut handle),
+            RegisterTraceGuidsW(
+                Some(on_request),
+                null(),
+                &g,
+                1,
+                null(),
+                null(),
+                null(),
+                &mut handle
+            ),
             INVALID_PARAMETER
         );
         assert_eq!(
-            RegisterTraceGuidsW(Some(on_request), null(), &g, 1, reg.as_mut_ptr(), null(), null(), null_mut()),
+            RegisterTraceGuidsW(
+                Some(on_request),
+                null(),
+                &g,
+                1,
+                reg.as_mut_ptr(),
+                null(),
+                null(),
+                null_mut()
+            ),
             INVALID_PARAMETER
         );
     }
@@ -261,11 +379,23 @@ fn a_classic_provider_gets_its_control_callback_and_the_legacy_getters() {
     let context = 0xABC_usize as *const c_void;
     // SAFETY: valid pointers.
     let code = unsafe {
-        RegisterTraceGuidsW(Some(on_request), context, &g, 1, reg.as_mut_ptr(), null(), null(), &mut handle)
+        RegisterTraceGuidsW(
+            Some(on_request),
+            context,
+            &g,
+            1,
+            reg.as_mut_ptr(),
+            null(),
+            null(),
+            &mut handle,
+        )
     };
     assert_eq!(code, OK);
     assert_ne!(handle, 0);
-    assert!(!reg[0].RegHandle.is_null(), "TraceGuidReg's RegHandle is filled in");
+    assert!(
+        !reg[0].RegHandle.is_null(),
+        "TraceGuidReg's RegHandle is filled in"
+    );
 
     let (s, _) = start_realtime("sys-classic");
     // rule: PRV-23
@@ -273,7 +403,10 @@ fn a_classic_provider_gets_its_control_callback_and_the_legacy_getters() {
     let got = std::mem::take(&mut *CLASSIC.lock().unwrap_or_else(|e| e.into_inner()));
     assert_eq!(got, [(WMI_ENABLE_EVENTS, s, 4, 0x1234_5678, 0xABC)]);
     // Outside the callback the getters find the provider by its session.
-    assert_eq!((GetTraceEnableLevel(s), GetTraceEnableFlags(s)), (4, 0x1234_5678));
+    assert_eq!(
+        (GetTraceEnableLevel(s), GetTraceEnableFlags(s)),
+        (4, 0x1234_5678)
+    );
     SetLastError(0);
     assert_eq!(GetTraceEnableLevel(0x7777), 0);
     assert_eq!(GetLastError(), INVALID_HANDLE);

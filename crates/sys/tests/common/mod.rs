@@ -1,5 +1,6 @@
 //! Helpers shared by the crate's tests: a serialised, deterministic machine and C-shaped
 //! buffers built as a C caller would build them.
+#![allow(clippy::type_complexity)] // tests record tuples of what C callbacks saw
 #![allow(dead_code, unreachable_pub)]
 
 use etwsim_sys::abi::*;
@@ -71,8 +72,12 @@ impl PropsBuf {
         if !file.is_empty() {
             let off = PROPS_SIZE + 2 * name_units;
             props.LogFileNameOffset = off as u32;
-            p.bytes_mut()[off..off + 2 * file.len()]
-                .copy_from_slice(&file.iter().flat_map(|u| u.to_le_bytes()).collect::<Vec<_>>());
+            p.bytes_mut()[off..off + 2 * file.len()].copy_from_slice(
+                &file
+                    .iter()
+                    .flat_map(|u| u.to_le_bytes())
+                    .collect::<Vec<_>>(),
+            );
         } else {
             p.props_mut().LogFileMode = EVENT_TRACE_REAL_TIME_MODE;
         }
@@ -154,8 +159,11 @@ pub fn stop(handle: u64) -> u32 {
 /// EventRegister without a callback.
 pub fn register(g: &GUID) -> REGHANDLE {
     let mut h: REGHANDLE = 0;
-    // SAFETY: valid GUID and out pointer.
-    assert_eq!(unsafe { etwsim_sys::EventRegister(g, None, std::ptr::null(), &mut h) }, OK);
+    assert_eq!(
+        // SAFETY: valid GUID and out pointer.
+        unsafe { etwsim_sys::EventRegister(g, None, std::ptr::null(), &mut h) },
+        OK
+    );
     h
 }
 
