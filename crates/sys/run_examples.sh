@@ -4,8 +4,9 @@
 # as C++ with g++), and runs them all; then the Python ctypes example.
 #
 # Usage: crates/sys/run_examples.sh [--valgrind] [--etl-check]
-#   --valgrind   run each program under valgrind memcheck (--error-exitcode=1
-#                --leak-check=full); leaks count as errors when "definitely lost": the
+#   --valgrind   run each program, and each of the crate's Rust test binaries, under
+#                valgrind memcheck (--error-exitcode=1 --leak-check=full); leaks count
+#                as errors when "definitely lost": the
 #                simulated machine lives in process-wide statics until exit, and valgrind
 #                calls the hash tables and atomically swapped tables it holds "possibly
 #                lost" (their only pointers point inside the allocation).
@@ -22,6 +23,7 @@ for arg in "$@"; do
   case "$arg" in
     --valgrind)
       valgrind=(valgrind -q --error-exitcode=1 --leak-check=full
+                --suppressions="$(pwd)/crates/sys/valgrind.supp"
                 --errors-for-leak-kinds=definite --show-leak-kinds=definite)
       ;;
     --etl-check) etl_check=1 ;;
@@ -72,6 +74,25 @@ if command -v python3 >/dev/null; then
   # Python itself is not checked for leaks: only the C programs run under valgrind.
   echo "== ctypes_session.py"
   (cd "$out/run" && python3 "$OLDPWD/crates/sys/examples/ctypes_session.py" "$lib/libetwsim_sys.so")
+fi
+
+if [ ${#valgrind[@]} -ne 0 ]; then
+  # The Rust tests call the exported functions through raw pointers as C would: under
+  # memcheck too (STYLE: crates/sys runs its tests under valgrind).
+  mapfile -t tests < <(cargo test -q -p etwsim-sys --no-run --message-format=json 2>/dev/null |
+    python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["executable"])')
+  if [ ${#tests[@]} -eq 0 ]; then
+    echo "no test binaries found" >&2
+    exit 1
+  fi
+  for t in "${tests[@]}"; do
+    echo "== $(basename "$t") under valgrind"
+    "${valgrind[@]}" "$t" --test-threads=1 -q
+  done
 fi
 
 if [ "$etl_check" -eq 1 ]; then

@@ -62,15 +62,6 @@ fn buffer_context(r: &EventRecord) -> ETW_BUFFER_CONTEXT {
     }
 }
 
-/// A pointer into `v` for C, or NULL when it is empty.
-fn data_ptr(v: &mut [u8]) -> *mut c_void {
-    if v.is_empty() {
-        std::ptr::null_mut()
-    } else {
-        v.as_mut_ptr().cast()
-    }
-}
-
 /// Calls a C EventRecordCallback; the buffers are reused from event to event.
 struct RecordSink {
     callback: unsafe extern "system" fn(*mut EVENT_RECORD),
@@ -117,7 +108,7 @@ impl RecordSink {
             } else {
                 self.items.as_mut_ptr()
             },
-            UserData: data_ptr(&mut self.user_data),
+            UserData: non_empty_ptr(&mut self.user_data).cast(),
             UserContext: std::ptr::with_exposed_provenance_mut(self.context),
         };
         // SAFETY: the caller's EventRecordCallback, called with a valid EVENT_RECORD whose
@@ -165,7 +156,7 @@ impl TraceSink {
             InstanceId: 0,
             ParentInstanceId: 0,
             ParentGuid: GUID::default(),
-            MofData: data_ptr(&mut self.user_data),
+            MofData: non_empty_ptr(&mut self.user_data).cast(),
             MofLength: u32::try_from(self.user_data.len()).unwrap_or(u32::MAX),
             Anonymous: EVENT_TRACE_0 {
                 BufferContext: buffer_context(r),
