@@ -14,7 +14,6 @@ use crate::machine::{machine, set_last_error};
 use crate::strings::{self, Encoding};
 use etwsim::win32::{BufferStats, EventTraceLogfile};
 use etwsim::{EventRecord, Win32Error};
-use std::ffi::c_void;
 
 const INVALID_PARAMETER: u32 = Win32Error::ERROR_INVALID_PARAMETER.code();
 
