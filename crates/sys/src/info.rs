@@ -1,0 +1,282 @@
+//! EnumerateTraceGuidsEx, TraceSetInformation and TraceQueryInformation: the information
+//! classes the engine models, and the documented error for the others.
+//!
+//! | class | EnumerateTraceGuidsEx | TraceQueryInformation | TraceSetInformation |
+//! |---|---|---|---|
+//! | TraceGuidQueryList (0) | every registered or pre-enabled GUID | — | — |
+//! | TraceGuidQueryInfo (1) | `TRACE_GUID_INFO` + instances + enable infos (PRV-29) | — | — |
+//! | TraceGuidQueryProcess (2) | the GUIDs this process registered | — | — |
+//! | TraceSystemTraceEnableFlagsInfo (4) | — | the session's EnableFlags | UPDATE of EnableFlags |
+//! | TraceMaxLoggersQuery (19) | — | `EtwMaxLoggers` | — |
+//! | any other known class | `ERROR_NOT_SUPPORTED` | `ERROR_NOT_SUPPORTED` | `ERROR_NOT_SUPPORTED` |
+//! | an unknown class | `ERROR_INVALID_PARAMETER` | `ERROR_INVALID_PARAMETER` | `ERROR_INVALID_PARAMETER` |
+
+#![allow(non_upper_case_globals)] // the Windows names of the information classes
+
+use crate::abi::*;
+use crate::controller::guid_arg;
+use crate::ffi_guard;
+use crate::machine::{Machine, machine};
+use etwsim::{Guid, SessionUpdate, Target, TraceControl, TraceHandle, Win32Error};
+use std::ffi::c_void;
+
+const INVALID_PARAMETER: u32 = Win32Error::ERROR_INVALID_PARAMETER.code();
+const NOT_SUPPORTED: u32 = Win32Error::ERROR_NOT_SUPPORTED.code();
+/// One past the last `TRACE_QUERY_INFO_CLASS` value (`MaxTraceSetInfoClass`).
+const MAX_TRACE_INFO_CLASS: i32 = 28;
+
+fn push_guid(out: &mut Vec<u8>, g: Guid) {
+    let g = GUID::from(g);
+    out.extend_from_slice(&g.data1.to_le_bytes());
+    out.extend_from_slice(&g.data2.to_le_bytes());
+    out.extend_from_slice(&g.data3.to_le_bytes());
+    out.extend_from_slice(&g.data4);
+}
+
+/// `TRACE_GUID_INFO`, then each `TRACE_PROVIDER_INSTANCE_INFO` followed by its
+/// `TRACE_ENABLE_INFO`s, `NextOffset` linking the instances (PRV-29).
+fn guid_info_bytes(info: &etwsim::TraceGuidInfo) -> Vec<u8> {
+    let mut out = Vec::new();
+    let count = u32::try_from(info.instances.len()).unwrap_or(u32::MAX);
+    out.extend_from_slice(&count.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    for (i, inst) in info.instances.iter().enumerate() {
+        let enables = u32::try_from(inst.enable_info.len()).unwrap_or(u32::MAX);
+        let len = size_of::<TRACE_PROVIDER_INSTANCE_INFO>()
+            + inst.enable_info.len() * size_of::<TRACE_ENABLE_INFO>();
+        let next = if i + 1 < info.instances.len() {
+            u32::try_from(len).unwrap_or(u32::MAX)
+        } else {
+            0
+        };
+        for v in [next, enables, inst.pid, inst.flags] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for e in &inst.enable_info {
+            out.extend_from_slice(&u32::from(e.is_enabled).to_le_bytes());
+            out.push(e.level.0);
+            out.push(0);
+            out.extend_from_slice(&e.logger_id.to_le_bytes());
+            out.extend_from_slice(&e.enable_property.bits().to_le_bytes());
+            out.extend_from_slice(&0u32.to_le_bytes());
+            out.extend_from_slice(&e.match_any_keyword.0.to_le_bytes());
+            out.extend_from_slice(&e.match_all_keyword.0.to_le_bytes());
+        }
+    }
+    out
+}
+
+/// What EnumerateTraceGuidsEx returns for `class`, or the code that refuses it.
+fn enumerate(
+    m: &Machine,
+    class: TRACE_QUERY_INFO_CLASS,
+    input: Option<Guid>,
+) -> Result<Vec<u8>, u32> {
+    let mut out = Vec::new();
+    match class {
+        TraceGuidQueryList => {
+            for g in m.kernel.provider_guids() {
+                push_guid(&mut out, g);
+            }
+        }
+        TraceGuidQueryInfo => {
+            let guid = input.ok_or(INVALID_PARAMETER)?;
+            let info = m
+                .kernel
+                .trace_guid_info(guid)
+                .ok_or(Win32Error::ERROR_WMI_GUID_NOT_FOUND.code())?;
+            out = guid_info_bytes(&info);
+        }
+        TraceGuidQueryProcess => {
+            let pid = m.process.pid();
+            for g in m.kernel.provider_guids() {
+                let mine = m
+                    .kernel
+                    .trace_guid_info(g)
+                    .is_some_and(|i| i.instances.iter().any(|inst| inst.pid == pid));
+                if mine {
+                    push_guid(&mut out, g);
+                }
+            }
+        }
+        c if (0..MAX_TRACE_INFO_CLASS).contains(&c) => return Err(NOT_SUPPORTED),
+        _ => return Err(INVALID_PARAMETER),
+    }
+    Ok(out)
+}
+
+/// Copies `data` to the caller's buffer, EnumerateTraceGuidsEx's way: the size needed in
+/// `*ReturnLength`, `ERROR_INSUFFICIENT_BUFFER` when it does not fit.
+///
+/// # Safety
+/// `out` NULL or `out_size` writable bytes; `return_length` writable.
+unsafe fn copy_out(data: &[u8], out: *mut c_void, out_size: u32, return_length: *mut u32) -> u32 {
+    let needed = u32::try_from(data.len()).unwrap_or(u32::MAX);
+    // SAFETY: writable (contract).
+    unsafe { return_length.write_unaligned(needed) };
+    if needed > out_size || (out.is_null() && needed > 0) {
+        return Win32Error::ERROR_INSUFFICIENT_BUFFER.code();
+    }
+    // SAFETY: `out` holds `out_size` ≥ `needed` writable bytes (contract).
+    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), out.cast::<u8>(), data.len()) };
+    0
+}
+
+/// `EnumerateTraceGuidsEx(TraceQueryInfoClass, InBuffer, InBufferSize, OutBuffer,
+/// OutBufferSize, ReturnLength)` (PRV-06, PRV-29): `ERROR_INVALID_PARAMETER` for a NULL
+/// ReturnLength, a NULL OutBuffer with a size, or TraceGuidQueryInfo without a 16-byte GUID;
+/// `ERROR_WMI_GUID_NOT_FOUND` for a GUID neither registered nor enabled (the project's
+/// choice); `ERROR_INSUFFICIENT_BUFFER` with the size needed in `*ReturnLength`.
+///
+/// # Safety
+/// `InBuffer` NULL or `InBufferSize` readable bytes; `OutBuffer` NULL or `OutBufferSize`
+/// writable bytes; `ReturnLength` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "system" fn EnumerateTraceGuidsEx(
+    tracequeryinfoclass: TRACE_QUERY_INFO_CLASS,
+    inbuffer: *const c_void,
+    inbuffersize: u32,
+    outbuffer: *mut c_void,
+    outbuffersize: u32,
+    returnlength: *mut u32,
+) -> WIN32_ERROR {
+    ffi_guard(INVALID_PARAMETER, || {
+        let m = match machine() {
+            Ok(m) => m,
+            Err(e) => return e,
+        };
+        if returnlength.is_null() || (outbuffer.is_null() && outbuffersize != 0) {
+            return INVALID_PARAMETER;
+        }
+        let input = if tracequeryinfoclass == TraceGuidQueryInfo {
+            if inbuffersize as usize != size_of::<GUID>() {
+                return INVALID_PARAMETER;
+            }
+            // SAFETY: NULL or 16 readable bytes (contract).
+            match unsafe { guid_arg(inbuffer.cast()) } {
+                Some(g) => Some(g),
+                None => return INVALID_PARAMETER,
+            }
+        } else {
+            None
+        };
+        match enumerate(m, tracequeryinfoclass, input) {
+            // SAFETY: forwarded contract.
+            Ok(data) => unsafe { copy_out(&data, outbuffer, outbuffersize, returnlength) },
+            Err(e) => e,
+        }
+    })
+}
+
+/// The session `handle` names, as the calling process sees it.
+fn session_properties(m: &Machine, handle: u64) -> Result<etwsim::SessionProperties, u32> {
+    m.kernel
+        .control_trace(
+            &m.process,
+            Target::Handle(TraceHandle(handle)),
+            TraceControl::Query,
+            None,
+        )
+        .map_err(|e| e.win32_code().code())
+}
+
+/// `TraceSetInformation(SessionHandle, InformationClass, TraceInformation,
+/// InformationLength)`: TraceSystemTraceEnableFlagsInfo (a ULONG, or the 8-ULONG group mask
+/// whose first ULONG is the flags) updates the session's EnableFlags as
+/// ControlTrace(UPDATE) would (SES-77); `ERROR_BAD_LENGTH` below 4 bytes,
+/// `ERROR_INVALID_PARAMETER` for NULL data; other known classes `ERROR_NOT_SUPPORTED`.
+///
+/// # Safety
+/// `TraceInformation` NULL or `InformationLength` readable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "system" fn TraceSetInformation(
+    sessionhandle: CONTROLTRACE_HANDLE,
+    informationclass: TRACE_QUERY_INFO_CLASS,
+    traceinformation: *const c_void,
+    informationlength: u32,
+) -> WIN32_ERROR {
+    ffi_guard(INVALID_PARAMETER, || {
+        let m = match machine() {
+            Ok(m) => m,
+            Err(e) => return e,
+        };
+        match informationclass {
+            TraceSystemTraceEnableFlagsInfo => {
+                if traceinformation.is_null() {
+                    return INVALID_PARAMETER;
+                }
+                if informationlength < 4 {
+                    return Win32Error::ERROR_BAD_LENGTH.code();
+                }
+                // SAFETY: at least 4 readable bytes (contract).
+                let flags = unsafe { traceinformation.cast::<u32>().read_unaligned() };
+                let update = SessionUpdate {
+                    enable_flags: Some(flags),
+                    ..SessionUpdate::default()
+                };
+                match m.kernel.control_trace(
+                    &m.process,
+                    Target::Handle(TraceHandle(sessionhandle.Value)),
+                    TraceControl::Update,
+                    Some(&update),
+                ) {
+                    Ok(_) => 0,
+                    Err(e) => e.win32_code().code(),
+                }
+            }
+            c if (0..MAX_TRACE_INFO_CLASS).contains(&c) => NOT_SUPPORTED,
+            _ => INVALID_PARAMETER,
+        }
+    })
+}
+
+/// `TraceQueryInformation(SessionHandle, InformationClass, TraceInformation,
+/// InformationLength, ReturnLength)`: TraceMaxLoggersQuery (a ULONG, the session handle
+/// ignored) and TraceSystemTraceEnableFlagsInfo (the session's EnableFlags as a ULONG);
+/// `ERROR_BAD_LENGTH` when InformationLength is below the size (written to `*ReturnLength`
+/// if given), `ERROR_INVALID_PARAMETER` for NULL data; other known classes
+/// `ERROR_NOT_SUPPORTED`.
+///
+/// # Safety
+/// `TraceInformation` NULL or `InformationLength` writable bytes; `ReturnLength` NULL or
+/// writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "system" fn TraceQueryInformation(
+    sessionhandle: CONTROLTRACE_HANDLE,
+    informationclass: TRACE_QUERY_INFO_CLASS,
+    traceinformation: *mut c_void,
+    informationlength: u32,
+    returnlength: *mut u32,
+) -> WIN32_ERROR {
+    ffi_guard(INVALID_PARAMETER, || {
+        let m = match machine() {
+            Ok(m) => m,
+            Err(e) => return e,
+        };
+        let value = match informationclass {
+            TraceMaxLoggersQuery => Ok(m.kernel.config().max_loggers),
+            TraceSystemTraceEnableFlagsInfo => {
+                session_properties(m, sessionhandle.Value).map(|p| p.enable_flags)
+            }
+            c if (0..MAX_TRACE_INFO_CLASS).contains(&c) => return NOT_SUPPORTED,
+            _ => return INVALID_PARAMETER,
+        };
+        let value = match value {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
+        if !returnlength.is_null() {
+            // SAFETY: writable (contract).
+            unsafe { returnlength.write_unaligned(4) };
+        }
+        if traceinformation.is_null() {
+            return INVALID_PARAMETER;
+        }
+        if informationlength < 4 {
+            return Win32Error::ERROR_BAD_LENGTH.code();
+        }
+        // SAFETY: at least 4 writable bytes (contract).
+        unsafe { traceinformation.cast::<u32>().write_unaligned(value) };
+        0
+    })
+}
