@@ -408,17 +408,12 @@ pub unsafe extern "system" fn EventSetInformation(
                 )
             }
         };
-        let Ok(class) = u32::try_from(informationclass) else {
-            return INVALID_PARAMETER;
-        };
-        match m
-            .win32
-            .with_provider(reghandle as u64, |p| p.set_information(class, data))
-        {
-            None => INVALID_HANDLE,
-            Some(Ok(())) => 0,
-            Some(Err(e)) => e.win32_code().code(),
-        }
+        // A negative class is no recognised value either: ERROR_NOT_SUPPORTED from the face.
+        let class = informationclass as u32;
+        // The face returns what EventSetInformation documents: ERROR_INVALID_PARAMETER for a
+        // handle that is not a registered REGHANDLE, ERROR_NOT_SUPPORTED for an unknown class.
+        m.win32
+            .event_set_information(reghandle as u64, class, Some(data), informationlength)
     })
 }
 

@@ -84,6 +84,9 @@ fn process_trace_and_close_trace_refusals() {
 }
 
 /// What the record callback copied out of each EVENT_RECORD.
+/// EventTraceGuid: the class of a log file's header records.
+const EVENT_TRACE_GUID: GUID = GUID::from_u128(0x68fdd900_4a3e_11d1_84f4_0000f80464e3);
+
 #[derive(Debug, Default)]
 struct Seen {
     records: Vec<(u16, u8, u32, Vec<u8>, Vec<(u16, u16, Vec<u8>)>, GUID, usize)>,
@@ -222,6 +225,16 @@ fn a_log_file_is_read_back_as_event_records() {
         OK
     );
     assert_eq!(CloseTrace(handles[0]), OK);
+    // rule: CON-02
+    // The file's header event (EventTraceGuid) and buffer 0's other EventTrace record come
+    // first (BUF-17), then the events.
+    let header = seen
+        .records
+        .iter()
+        .take_while(|r| (r.0, r.1) == (0, 0)) // classic EventTrace records: Id 0, Level 0
+        .count();
+    assert_eq!(header, 2, "buffer 0's records first");
+    seen.records.drain(..header);
     let ids: Vec<u16> = seen.records.iter().map(|r| r.0).collect();
     assert_eq!(ids, [1, 2, 3]);
     let pid = etwsim_process_id();
@@ -326,7 +339,10 @@ fn without_event_record_mode_the_legacy_callback_gets_event_trace() {
     // SAFETY: one valid handle.
     assert_eq!(unsafe { ProcessTrace(&h, 1, null(), null()) }, OK);
     assert_eq!(CloseTrace(h), OK);
-    let legacy = std::mem::take(&mut *LEGACY.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut legacy = std::mem::take(&mut *LEGACY.lock().unwrap_or_else(|e| e.into_inner()));
+    // The header event and buffer 0's other EventTrace record come first (BUF-17).
+    assert!(legacy.len() > 2 && legacy[..2].iter().all(|l| l.4 == EVENT_TRACE_GUID));
+    legacy.drain(..2);
     assert_eq!(legacy.len(), 3);
     for (ty, level, size, len, g) in legacy {
         assert_eq!((ty, level, size, len, g), (0, 4, 48 + 4, 4, provider));

@@ -128,11 +128,18 @@ fn the_write_functions_check_their_pointers() {
             OK,
             "UserData may be NULL with count 0"
         );
+        // rule: EVT-12
         data.Anonymous.Reserved = 1;
         assert_eq!(
             EventWrite(reg, &d, 1, &data),
+            OK,
+            "the Type byte is ignored until the provider opts in"
+        );
+        data.Anonymous.Reserved = 0x100;
+        assert_eq!(
+            EventWrite(reg, &d, 1, &data),
             INVALID_PARAMETER,
-            "Reserved must be 0"
+            "Reserved1 and Reserved2 must be 0"
         );
         data.Anonymous.Reserved = 0;
         let many = [data; 129];
@@ -206,12 +213,14 @@ fn event_set_information_sets_traits_once() {
     // SAFETY: NULL or `len` readable bytes.
     unsafe {
         let p = blob.as_ptr().cast::<c_void>();
+        // EventSetInformation documents ERROR_INVALID_PARAMETER for a bad handle and
+        // ERROR_NOT_SUPPORTED for a class it does not recognise.
         assert_eq!(
             EventSetInformation(0, EventProviderSetTraits, p, 6),
-            INVALID_HANDLE
+            INVALID_PARAMETER
         );
-        assert_eq!(EventSetInformation(reg, 99, p, 6), INVALID_PARAMETER);
-        assert_eq!(EventSetInformation(reg, -1, p, 6), INVALID_PARAMETER);
+        assert_eq!(EventSetInformation(reg, 99, p, 6), NOT_SUPPORTED);
+        assert_eq!(EventSetInformation(reg, -1, p, 6), NOT_SUPPORTED);
         assert_eq!(
             EventSetInformation(reg, EventProviderSetTraits, null(), 6),
             INVALID_PARAMETER
