@@ -43,6 +43,7 @@ struct reader {
     unsigned transfers;
     unsigned related;
     unsigned bad;
+    unsigned header_events;
     ULONG next;
     LONGLONG last_time;
     unsigned buffer_calls;
@@ -51,6 +52,15 @@ struct reader {
 
 static VOID WINAPI OnEvent(PEVENT_RECORD r) {
     struct reader *rd = (struct reader *)r->UserContext;
+    /* As Microsoft's samples do: the first event of a log file is its header event
+       (EventTraceGuid, EVENT_TRACE_TYPE_INFO), and buffer 0 may hold more EventTrace records. */
+    if (memcmp(&r->EventHeader.ProviderId, &EventTraceGuid, sizeof(GUID)) == 0) {
+        if (r->EventHeader.EventDescriptor.Opcode == EVENT_TRACE_TYPE_INFO && rd->events > 0) {
+            rd->bad++; /* the header event must come before every event */
+        }
+        rd->header_events++;
+        return;
+    }
     if (memcmp(&r->EventHeader.ProviderId, &ProviderGuid, sizeof(GUID)) != 0 || r->UserDataLength != 12) {
         rd->bad++;
         return;
@@ -191,6 +201,7 @@ int main(int argc, char **argv) {
     CHECK(rd.events == EVENTS, "read %u events, wanted %d", rd.events, EVENTS);
     CHECK(rd.transfers == EVENTS / 10 && rd.related == EVENTS / 10, "transfer events wrong");
     CHECK(rd.bad == 0, "%u events out of order or with wrong payloads", rd.bad);
+    CHECK(rd.header_events >= 1, "no header event (EventTraceGuid) was delivered");
     CHECK(rd.buffer_calls >= 1, "BufferCallback never ran");
     free(props);
 
