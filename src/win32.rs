@@ -872,14 +872,38 @@ impl Win32 {
         out_buffer: Option<&mut [u8]>,
         return_length: Option<&mut u32>,
     ) -> u32 {
-        let invalid = Win32Error::ERROR_INVALID_PARAMETER.code();
         let Some(return_length) = return_length else {
-            return invalid;
+            return Win32Error::ERROR_INVALID_PARAMETER.code();
         };
+        let bytes = match self.trace_guids(trace_query_info_class, in_buffer) {
+            Ok(b) => b,
+            Err(code) => return code,
+        };
+        *return_length = bytes.len() as u32;
+        match out_buffer {
+            Some(out) if out.len() >= bytes.len() => {
+                out[..bytes.len()].copy_from_slice(&bytes);
+                ERROR_SUCCESS
+            }
+            _ => Win32Error::ERROR_INSUFFICIENT_BUFFER.code(),
+        }
+    }
+}
+
+impl Win32 {
+    /// What [`Win32::enumerate_trace_guids_ex`] returns for `trace_query_info_class` (0, 1
+    /// or 2), as bytes, or the code that refuses the call — for faces that copy it out
+    /// themselves (the C ABI).
+    pub fn trace_guids(
+        &self,
+        trace_query_info_class: u32,
+        in_buffer: Option<&[u8]>,
+    ) -> Result<Vec<u8>, u32> {
+        let invalid = Win32Error::ERROR_INVALID_PARAMETER.code();
         let kernel = self.process.kernel();
         let guid_list =
             |guids: Vec<Guid>| -> Vec<u8> { guids.iter().flat_map(|g| g.to_bytes_le()).collect() };
-        let bytes = match trace_query_info_class {
+        Ok(match trace_query_info_class {
             TRACE_GUID_QUERY_LIST => guid_list(kernel.provider_guids()),
             TRACE_GUID_QUERY_PROCESS => {
                 let pid = self.process.pid();
@@ -897,24 +921,16 @@ impl Win32 {
             }
             TRACE_GUID_QUERY_INFO => {
                 let Some(raw) = in_buffer.and_then(|b| b.get(..16)) else {
-                    return invalid;
+                    return Err(invalid);
                 };
                 let guid = Guid::from_bytes_le(raw.try_into().expect("16 bytes"));
                 match kernel.trace_guid_info(guid) {
                     Some(info) => encode_trace_guid_info(&info),
-                    None => return Win32Error::ERROR_WMI_GUID_NOT_FOUND.code(),
+                    None => return Err(Win32Error::ERROR_WMI_GUID_NOT_FOUND.code()),
                 }
             }
-            _ => return invalid,
-        };
-        *return_length = bytes.len() as u32;
-        match out_buffer {
-            Some(out) if out.len() >= bytes.len() => {
-                out[..bytes.len()].copy_from_slice(&bytes);
-                ERROR_SUCCESS
-            }
-            _ => Win32Error::ERROR_INSUFFICIENT_BUFFER.code(),
-        }
+            _ => return Err(invalid),
+        })
     }
 }
 

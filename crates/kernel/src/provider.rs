@@ -963,6 +963,29 @@ impl State {
         }
     }
 
+    /// The configuration one EnableTraceEx2 call leaves in a slot: its filter, its SourceId,
+    /// its order among enables (PRV-22), and the processes a PID filter names now (FLT-16).
+    fn enable_config(&mut self, p: &EnableParams, filters: FilterSet) -> Arc<EnableConfig> {
+        let pid_scope = filters.pids.as_ref().map(|pids| {
+            pids.iter()
+                .filter_map(|pid| self.live_pids.get(pid).copied())
+                .collect()
+        });
+        self.enable_seq += 1;
+        Arc::new(EnableConfig {
+            filter: Arc::new(SlotFilter {
+                level: p.level,
+                match_any: p.match_any,
+                match_all: p.match_all,
+                enable_property: p.enable_property,
+                filters,
+            }),
+            source_id: p.source_id,
+            seq: self.enable_seq,
+            pid_scope,
+        })
+    }
+
     /// EnableTraceEx2 with EVENT_ENABLE_PROPERTY_PROVIDER_GROUP: `group` names a provider
     /// group, whose 8 slots enable every member registration, present and future (PRV-36).
     fn enable_group(
@@ -998,24 +1021,7 @@ impl State {
                             limit: ENABLE_SLOTS as u32,
                         })?,
                 };
-                let pid_scope = filters.pids.as_ref().map(|pids| {
-                    pids.iter()
-                        .filter_map(|pid| self.live_pids.get(pid).copied())
-                        .collect()
-                });
-                self.enable_seq += 1;
-                let cfg = Arc::new(EnableConfig {
-                    filter: Arc::new(SlotFilter {
-                        level: p.level,
-                        match_any: p.match_any,
-                        match_all: p.match_all,
-                        enable_property: p.enable_property,
-                        filters,
-                    }),
-                    source_id: p.source_id,
-                    seq: self.enable_seq,
-                    pid_scope,
-                });
+                let cfg = self.enable_config(p, filters);
                 self.groups.entry(group).or_default().slots[slot] = Some(SlotEntry {
                     logger: ctx.clone(),
                     cfg,
@@ -1066,24 +1072,7 @@ impl State {
                     limit: ENABLE_SLOTS as u32,
                 })?,
         };
-        let pid_scope = filters.pids.as_ref().map(|pids| {
-            pids.iter()
-                .filter_map(|pid| self.live_pids.get(pid).copied())
-                .collect()
-        });
-        self.enable_seq += 1;
-        let cfg = Arc::new(EnableConfig {
-            filter: Arc::new(SlotFilter {
-                level: p.level,
-                match_any: p.match_any,
-                match_all: p.match_all,
-                enable_property: p.enable_property,
-                filters,
-            }),
-            source_id: p.source_id,
-            seq: self.enable_seq,
-            pid_scope,
-        });
+        let cfg = self.enable_config(p, filters);
         let entry = self.guids.entry(guid).or_default();
         if classic {
             // PRV-22: a classic provider logs to one session; the last enabler wins.

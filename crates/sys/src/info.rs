@@ -25,84 +25,23 @@ const NOT_SUPPORTED: u32 = Win32Error::ERROR_NOT_SUPPORTED.code();
 /// One past the last `TRACE_QUERY_INFO_CLASS` value (`MaxTraceSetInfoClass`).
 const MAX_TRACE_INFO_CLASS: i32 = 28;
 
-fn push_guid(out: &mut Vec<u8>, g: Guid) {
-    let g = GUID::from(g);
-    out.extend_from_slice(&g.data1.to_le_bytes());
-    out.extend_from_slice(&g.data2.to_le_bytes());
-    out.extend_from_slice(&g.data3.to_le_bytes());
-    out.extend_from_slice(&g.data4);
-}
-
-/// `TRACE_GUID_INFO`, then each `TRACE_PROVIDER_INSTANCE_INFO` followed by its
-/// `TRACE_ENABLE_INFO`s, `NextOffset` linking the instances (PRV-29).
-fn guid_info_bytes(info: &etwsim::TraceGuidInfo) -> Vec<u8> {
-    let mut out = Vec::new();
-    let count = u32::try_from(info.instances.len()).unwrap_or(u32::MAX);
-    out.extend_from_slice(&count.to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
-    for (i, inst) in info.instances.iter().enumerate() {
-        let enables = u32::try_from(inst.enable_info.len()).unwrap_or(u32::MAX);
-        let len = size_of::<TRACE_PROVIDER_INSTANCE_INFO>()
-            + inst.enable_info.len() * size_of::<TRACE_ENABLE_INFO>();
-        let next = if i + 1 < info.instances.len() {
-            u32::try_from(len).unwrap_or(u32::MAX)
-        } else {
-            0
-        };
-        for v in [next, enables, inst.pid, inst.flags] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for e in &inst.enable_info {
-            out.extend_from_slice(&u32::from(e.is_enabled).to_le_bytes());
-            out.push(e.level.0);
-            out.push(0);
-            out.extend_from_slice(&e.logger_id.to_le_bytes());
-            out.extend_from_slice(&e.enable_property.bits().to_le_bytes());
-            out.extend_from_slice(&0u32.to_le_bytes());
-            out.extend_from_slice(&e.match_any_keyword.0.to_le_bytes());
-            out.extend_from_slice(&e.match_all_keyword.0.to_le_bytes());
-        }
-    }
-    out
-}
-
 /// What EnumerateTraceGuidsEx returns for `class`, or the code that refuses it.
 fn enumerate(
     m: &Machine,
     class: TRACE_QUERY_INFO_CLASS,
     input: Option<Guid>,
 ) -> Result<Vec<u8>, u32> {
-    let mut out = Vec::new();
     match class {
-        TraceGuidQueryList => {
-            for g in m.kernel.provider_guids() {
-                push_guid(&mut out, g);
-            }
+        // The face encodes the GUID list and TRACE_GUID_INFO (PRV-29) as EnumerateTraceGuidsEx
+        // documents them.
+        TraceGuidQueryList | TraceGuidQueryInfo | TraceGuidQueryProcess => {
+            let guid = input.map(|g| g.to_bytes_le());
+            m.win32
+                .trace_guids(class as u32, guid.as_ref().map(|g| &g[..]))
         }
-        TraceGuidQueryInfo => {
-            let guid = input.ok_or(INVALID_PARAMETER)?;
-            let info = m
-                .kernel
-                .trace_guid_info(guid)
-                .ok_or(Win32Error::ERROR_WMI_GUID_NOT_FOUND.code())?;
-            out = guid_info_bytes(&info);
-        }
-        TraceGuidQueryProcess => {
-            let pid = m.process.pid();
-            for g in m.kernel.provider_guids() {
-                let mine = m
-                    .kernel
-                    .trace_guid_info(g)
-                    .is_some_and(|i| i.instances.iter().any(|inst| inst.pid == pid));
-                if mine {
-                    push_guid(&mut out, g);
-                }
-            }
-        }
-        c if (0..MAX_TRACE_INFO_CLASS).contains(&c) => return Err(NOT_SUPPORTED),
-        _ => return Err(INVALID_PARAMETER),
+        c if (0..MAX_TRACE_INFO_CLASS).contains(&c) => Err(NOT_SUPPORTED),
+        _ => Err(INVALID_PARAMETER),
     }
-    Ok(out)
 }
 
 /// Copies `data` to the caller's buffer, EnumerateTraceGuidsEx's way: the size needed in
