@@ -396,21 +396,24 @@ impl fmt::Display for SystemTime {
     }
 }
 
-/// Windows-1252 text as a Rust string (DEC-12): bytes 0x80–0x9F map to their code page
-/// characters, the five undefined ones to U+FFFD, every other byte to the same code point.
+/// Windows-1252 text as a `String`: each byte through [`windows_1252_char`] (DEC-12).
 pub fn windows_1252(bytes: &[u8]) -> String {
-    const HIGH: [char; 32] = [
-        '€', '\u{FFFD}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{FFFD}', 'Ž',
-        '\u{FFFD}', '\u{FFFD}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ',
-        '\u{FFFD}', 'ž', 'Ÿ',
+    bytes.iter().map(|&b| windows_1252_char(b)).collect()
+}
+
+/// One Windows-1252 byte as a character: 0x80–0x9F to their characters; the five bytes the
+/// code page leaves undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D) to the C1 control of the same
+/// value, as MultiByteToWideChar does; every other byte to the same code point.
+pub fn windows_1252_char(b: u8) -> char {
+    const HIGH: [u16; 32] = [
+        0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+        0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
+        0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178,
     ];
-    bytes
-        .iter()
-        .map(|&b| match b {
-            0x80..=0x9F => HIGH[usize::from(b - 0x80)],
-            _ => char::from(b),
-        })
-        .collect()
+    match b {
+        0x80..=0x9F => char::from_u32(u32::from(HIGH[usize::from(b - 0x80)])).unwrap_or('\u{FFFD}'),
+        _ => char::from(b),
+    }
 }
 
 #[cfg(test)]
@@ -437,6 +440,6 @@ mod tests {
 
     #[test]
     fn windows_1252_maps_the_high_block() {
-        assert_eq!(windows_1252(b"caf\xE9 \x80 \x81"), "café € \u{FFFD}");
+        assert_eq!(windows_1252(b"caf\xE9 \x80 \x81"), "café € \u{81}");
     }
 }

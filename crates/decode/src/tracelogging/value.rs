@@ -1,6 +1,7 @@
 //! Field values ([`Value`], [`Field`]) and how they are shown (DEC-12, DEC-27, DEC-28).
 
 use super::schema::{FieldDef, InType, OutType};
+use crate::fields::windows_1252_char as windows_1252;
 use etwsim_types::Guid;
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
@@ -274,21 +275,6 @@ fn ansi_text(bytes: &[u8], out: OutType) -> Cow<'_, str> {
         Cow::Borrowed(std::str::from_utf8(bytes).unwrap_or_default())
     } else {
         Cow::Owned(bytes.iter().map(|&b| windows_1252(b)).collect())
-    }
-}
-
-/// One Windows-1252 byte as a character. The five bytes the code page leaves undefined
-/// (0x81, 0x8D, 0x8F, 0x90, 0x9D) map to the C1 control of the same value, as
-/// MultiByteToWideChar does.
-fn windows_1252(b: u8) -> char {
-    const HIGH: [u16; 32] = [
-        0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
-        0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
-        0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178,
-    ];
-    match b {
-        0x80..=0x9F => char::from_u32(u32::from(HIGH[usize::from(b - 0x80)])).unwrap_or('\u{FFFD}'),
-        _ => char::from(b),
     }
 }
 
