@@ -2395,10 +2395,18 @@ fn a_provider_group_enable_reaches_every_member_present_and_future() {
     assert!(early.is_enabled());
     s.stop().unwrap();
     assert!(!early.is_enabled() && !late.is_enabled());
-    // Unregistering a member leaves the group.
+    // Unregistering a member leaves the group: a later group enable reaches the remaining
+    // member (its callback) and not the unregistered one (no callback), nor the outsider.
     let s2 = start(&k, "again");
+    let (early_calls, late_calls) = (
+        early_heard.lock().unwrap().len(),
+        late_heard.lock().unwrap().len(),
+    );
     early.unregister().unwrap();
     s2.enable(group, &as_group).unwrap();
+    assert!(late.is_enabled_for(Level::WARNING, Keyword(0x10)));
+    assert_eq!(late_heard.lock().unwrap().len(), late_calls + 1);
+    assert_eq!(early_heard.lock().unwrap().len(), early_calls);
     assert!(!outsider.is_enabled());
     // Without the property the group GUID is just another provider GUID: no member is enabled.
     let s3 = start(&k, "plain");
