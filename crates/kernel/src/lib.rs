@@ -32,48 +32,42 @@
 //! ```
 #![forbid(unsafe_code)]
 
-mod buffer;
-pub mod clock;
-mod consumer;
-mod disk;
+// The rooms (docs/ARCHITECTURE.md): the control plane, the data plane and the simulated machine.
+mod control;
+mod data;
 mod error;
-mod explain;
-mod file_sink;
-pub mod filter;
-mod kernel;
-mod logger;
-mod process;
-mod provider;
-mod session;
+mod machine;
 mod sync;
-mod thread;
-mod traits;
-mod write;
 
-pub use consumer::{Consumer, ConsumerOptions, RT_LOST_BUFFER, RT_LOST_EVENT, RT_LOST_FILE};
-pub use disk::{Disk, VirtualDisk};
-pub use error::{Error, Result};
-pub use explain::{Explanation, Reason, Verdict};
-pub use filter::{EventFilter, EventView, FilterSet, NameFilter, SlotFilter};
-pub use kernel::{
-    ExecutionMode, GuidSnapshot, Kernel, KernelBuilder, KernelConfig, KernelSnapshot,
-    MAX_BUFFERS_CAP,
-};
-pub use logger::{BufferInfo, MemorySink, Sink};
-pub use process::{Groups, Process, ProcessSpec, Token};
-pub use provider::{
+pub use control::filter;
+pub use machine::clock;
+
+pub use control::explain::{Explanation, Reason, Verdict};
+pub use control::filter::{EventFilter, EventView, FilterSet, NameFilter, SlotFilter};
+pub use control::provider::{
     ClassicCallback, ClassicNotification, ClassicProvider, ENABLE_SLOTS, EnableCallback,
     EnableNotification, EnableParams, EnableState, GuidEntry, MAX_REGISTRATIONS_PER_PROCESS,
     Provider, ProviderInstanceInfo, RegEntry, TRACE_PROVIDER_FLAG_LEGACY,
     TRACE_PROVIDER_FLAG_PRE_ENABLE, TraceGuidInfo, WMI_CAPTURE_STATE, WMI_DISABLE_EVENTS,
     WMI_ENABLE_EVENTS,
 };
-pub use session::{
+pub use control::session::{
     CKCL_NAME, GLOBAL_LOGGER_NAME, KERNEL_LOGGER_NAME, LoggerContext, MAX_BUFFER_SIZE_KB,
     MAX_NAME_CHARS, MAX_PRIVATE_IN_PROC_SESSIONS, MAX_PRIVATE_SESSIONS, MAX_SYSTEM_LOGGERS,
     MIN_BUFFER_SIZE_KB, Session, SessionBuilder, SessionConfig, SessionProperties, SessionUpdate,
     Target, TraceHandle, UNLIMITED_FILE_RESERVE, WMI_GLOBAL_LOGGER_ID,
 };
-pub use thread::{ActivityControl, Thread, ThreadGuard};
-pub use traits::{EventInfoClass, ProviderTraits, TRAIT_TYPE_DECODE_GUID, TRAIT_TYPE_GROUP};
-pub use write::{EVENT_WRITE_FLAG_INPRIVATE, EVENT_WRITE_FLAG_NO_FAULTING, WriteOptions};
+pub use control::traits::{
+    EventInfoClass, ProviderTraits, TRAIT_TYPE_DECODE_GUID, TRAIT_TYPE_GROUP,
+};
+pub use data::consumer::{Consumer, ConsumerOptions, RT_LOST_BUFFER, RT_LOST_EVENT, RT_LOST_FILE};
+pub use data::logger::{BufferInfo, MemorySink, Sink};
+pub use data::write::{EVENT_WRITE_FLAG_INPRIVATE, EVENT_WRITE_FLAG_NO_FAULTING, WriteOptions};
+pub use error::{Error, Result};
+pub use machine::disk::{Disk, VirtualDisk};
+pub use machine::kernel::{
+    ExecutionMode, GuidSnapshot, Kernel, KernelBuilder, KernelConfig, KernelSnapshot,
+    MAX_BUFFERS_CAP,
+};
+pub use machine::process::{Groups, Process, ProcessSpec, Token};
+pub use machine::thread::{ActivityControl, Thread, ThreadGuard};

@@ -16,7 +16,7 @@
 //!
 //! `is_enabled()` is one load and a compare (P1); `is_enabled_for(level, keyword)` adds a
 //! shift, a compare and two more loads (P2). The test is conservative (PRV-30): the per-session
-//! predicate ([`crate::filter::session_accepts`]) decides for real.
+//! predicate ([`crate::control::filter::session_accepts`]) decides for real.
 //!
 //! Two more things `rebuild` caches for the event path (P4, P5): bit 17 of `word` with
 //! `id_gate`, a 256-bit summary of the event ids the sessions' EVENT_ID filters let through
@@ -35,13 +35,13 @@
 //! open question of PRV-11/12), so a provider that filters with them never drops an event a
 //! session would take.
 
-use crate::filter::{
+use crate::control::filter::{
     EventFilter, EventView, FilterSet, SlotFilter, effective_all, effective_any, effective_level,
     session_accepts,
 };
-use crate::kernel::{Kernel, State};
-use crate::process::{Process, ProcessRecord};
-use crate::session::{LoggerContext, Session, Target, TraceHandle};
+use crate::control::session::{LoggerContext, Session, Target, TraceHandle};
+use crate::machine::kernel::{Kernel, State};
+use crate::machine::process::{Process, ProcessRecord};
 use crate::{Error, Result};
 use arc_swap::ArcSwap;
 use etwsim_types::{
@@ -303,7 +303,7 @@ pub struct RegEntry {
 /// Per-registration information set by EventSetInformation.
 #[derive(Debug, Default)]
 pub(crate) struct RegInfo {
-    pub(crate) traits: Option<crate::traits::ProviderTraits>,
+    pub(crate) traits: Option<crate::control::traits::ProviderTraits>,
     pub(crate) use_descriptor_type: bool,
 }
 
@@ -416,7 +416,7 @@ fn slot_applies(s: &SlotEntry, reg: &RegEntry, p: Option<&ProcessRecord>) -> boo
     let Some(p) = p else { return !f.has_scope() };
     let matches = |list: &Option<Vec<String>>, value: Option<&str>| match list {
         None => true,
-        Some(names) => value.is_some_and(|v| names.contains(&crate::session::name_key(v))),
+        Some(names) => value.is_some_and(|v| names.contains(&crate::control::session::name_key(v))),
     };
     matches(&f.executable_names, Some(p.file_name()))
         && matches(&f.package_ids, p.package_id.as_deref())
@@ -827,7 +827,7 @@ impl State {
             registered: AtomicBool::new(true),
             id,
             guid,
-            guid_words: crate::write::guid_words(&guid),
+            guid_words: crate::data::write::guid_words(&guid),
             pid,
             process_key: key,
             inprivate,

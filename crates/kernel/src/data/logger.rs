@@ -17,7 +17,7 @@
 //! store of bounded size; once it is full, writes fail with `ERROR_LOG_FILE_FULL` and count as
 //! lost (EVT-08, BUF-12) until a consumer attaches and takes the backlog.
 
-use crate::session::{LoggerContext, SessionProperties};
+use crate::control::session::{LoggerContext, SessionProperties};
 use etwsim_types::record::{BufferHeader, buffer_flags, decode_buffer};
 use etwsim_types::{EventRecord, LogFileMode};
 use parking_lot::{Condvar, Mutex};

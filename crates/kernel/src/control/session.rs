@@ -7,12 +7,12 @@
 //! and only then allocates a logger slot — so a rejected start changes nothing.
 //! [`Session`] is the controller's handle; dropping it does not stop the session (SES-16).
 
-use crate::buffer::BufferPool;
-use crate::clock::Clock;
-use crate::file_sink::{EtlFileSink, FileStart};
-use crate::kernel::{Kernel, State};
-use crate::logger::{LoggerThread, RealTime, Sink};
-use crate::process::{Process, ProcessRecord};
+use crate::data::buffer::BufferPool;
+use crate::data::file_sink::{EtlFileSink, FileStart};
+use crate::data::logger::{LoggerThread, RealTime, Sink};
+use crate::machine::clock::Clock;
+use crate::machine::kernel::{Kernel, State};
+use crate::machine::process::{Process, ProcessRecord};
 use crate::{Error, Result};
 use etwsim_types::{ClockType, Guid, LogFileMode, TraceControl};
 use parking_lot::Mutex;
@@ -216,7 +216,7 @@ pub(crate) fn file_limit_bytes(mode: LogFileMode, max: u32) -> Option<u64> {
 pub(crate) fn validate(
     cfg: &SessionConfig,
     cpus: u16,
-    kcfg: &crate::kernel::KernelConfig,
+    kcfg: &crate::machine::kernel::KernelConfig,
 ) -> Result<Effective> {
     let name = cfg.name.as_str();
     if name.is_empty() {
@@ -456,7 +456,7 @@ pub struct LoggerContext {
     /// The log file is full (SES-62): the session must stop.
     pub(crate) stop_requested: AtomicBool,
     /// The kernel, for stopping the session from the logger (SES-62).
-    pub(crate) kernel: std::sync::Weak<crate::kernel::KernelInner>,
+    pub(crate) kernel: std::sync::Weak<crate::machine::kernel::KernelInner>,
 }
 
 impl std::fmt::Debug for LoggerContext {
@@ -1367,7 +1367,7 @@ impl State {
                     logger_thread_id,
                     cpus: kernel.cpu_count(),
                     start_raw,
-                    start_filetime: crate::clock::raw_to_filetime(
+                    start_filetime: crate::machine::clock::raw_to_filetime(
                         start_raw,
                         eff.clock,
                         clock.boot_filetime(),
@@ -1568,7 +1568,7 @@ impl State {
             logger_thread_id: ctx.logger_thread_id,
             cpus: kernel.cpu_count(),
             start_raw,
-            start_filetime: crate::clock::raw_to_filetime(
+            start_filetime: crate::machine::clock::raw_to_filetime(
                 start_raw,
                 eff.clock,
                 clock.boot_filetime(),

@@ -9,8 +9,8 @@
 //! table does; process start keys (FLT-11) never repeat within a kernel's lifetime, so a
 //! process that exits and comes back with the same PID is a different process.
 
-use crate::kernel::Kernel;
-use crate::thread::Thread;
+use crate::machine::kernel::Kernel;
+use crate::machine::thread::Thread;
 use crate::{Error, Result};
 use bitflags::bitflags;
 
@@ -211,7 +211,7 @@ pub(crate) struct ProcessRecord {
     pub(crate) private_sessions: u32,
     pub(crate) private_in_proc_sessions: u32,
     /// The thread writes run on when no simulated thread is entered (deterministic mode).
-    pub(crate) main_thread: Option<std::sync::Arc<crate::thread::ThreadState>>,
+    pub(crate) main_thread: Option<std::sync::Arc<crate::machine::thread::ThreadState>>,
 }
 
 impl ProcessRecord {

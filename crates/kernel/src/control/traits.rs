@@ -8,7 +8,7 @@
 //! Blob layout (provider-traits page): `u16 TotalSize` (including itself), the provider name
 //! as NUL-terminated UTF-8, then traits, each `u16 Size` (including itself), `u8 Type`, data.
 
-use crate::provider::Provider;
+use crate::control::provider::Provider;
 use crate::{Error, Result};
 use etwsim_types::Guid;
 

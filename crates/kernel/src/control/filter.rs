@@ -468,7 +468,7 @@ fn split_names(s: &str) -> Vec<String> {
         .filter(|n| !n.is_empty())
         .map(|n| {
             // Match on the file-name component, case-insensitively (FLT-17 choice).
-            crate::session::name_key(n.rsplit(['\\', '/']).next().unwrap_or(n))
+            crate::control::session::name_key(n.rsplit(['\\', '/']).next().unwrap_or(n))
         })
         .collect()
 }

@@ -23,10 +23,10 @@
 //! Steps 2–5 take no lock and allocate nothing (the per-thread stack frames of a
 //! STACK_TRACE session are the exception: they sit behind the thread's mutex).
 
-use crate::buffer::ReserveError;
-use crate::filter::{EventView, level_keyword_pass, session_accepts, wants_stack};
-use crate::provider::{Provider, Route, Routes};
-use crate::thread::{ThreadState, with_current};
+use crate::control::filter::{EventView, level_keyword_pass, session_accepts, wants_stack};
+use crate::control::provider::{Provider, Route, Routes};
+use crate::data::buffer::ReserveError;
+use crate::machine::thread::{ThreadState, with_current};
 use crate::{Error, Result};
 use etwsim_types::record::{
     EVENT_HEADER_SIZE, MAX_EVENT_DATA_DESCRIPTORS, MAX_EVENT_SIZE, MAX_STACK_FRAMES, align8,

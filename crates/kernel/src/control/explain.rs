@@ -26,9 +26,11 @@
 //! # Ok::<(), etwsim_kernel::Error>(())
 //! ```
 
-use crate::filter::{EventView, SlotFilter, effective_all, effective_any, effective_level};
-use crate::provider::{Provider, SlotEntry};
-use crate::session::TraceHandle;
+use crate::control::filter::{
+    EventView, SlotFilter, effective_all, effective_any, effective_level,
+};
+use crate::control::provider::{Provider, SlotEntry};
+use crate::control::session::TraceHandle;
 use etwsim_types::{EnableProperty, Guid, Keyword, Level};
 use std::fmt;
 
@@ -389,7 +391,7 @@ impl Provider {
                     }
                     verdicts.push(verdict(
                         8 + i as u8,
-                        crate::provider::GROUP_ROUTE_SLOT + i as u8,
+                        crate::control::provider::GROUP_ROUTE_SLOT + i as u8,
                         s,
                     ));
                 }

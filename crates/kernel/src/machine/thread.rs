@@ -7,7 +7,7 @@
 //! result never depends on the OS; in threaded mode one simulated thread per OS thread and
 //! process, on CPUs assigned round-robin, stable for the OS thread's life.
 
-use crate::process::Process;
+use crate::machine::process::Process;
 use crate::{Error, Result};
 use etwsim_types::Guid;
 use std::cell::RefCell;

@@ -1,10 +1,10 @@
 //! Real-time consumers: OpenTrace on a session name, events oldest first, loss markers
 //! (CON-01…CON-08, BUF-12…BUF-14, SES-65).
 
-use crate::kernel::Kernel;
-use crate::logger::{ConsumerQueue, RtItem};
-use crate::process::Process;
-use crate::session::{LoggerContext, Target};
+use crate::control::session::{LoggerContext, Target};
+use crate::data::logger::{ConsumerQueue, RtItem};
+use crate::machine::kernel::Kernel;
+use crate::machine::process::Process;
 use crate::{Error, Result};
 use etwsim_types::record::{decode_buffer, header_flags};
 use etwsim_types::{EventDescriptor, EventHeader, EventRecord, Guid, Level, LogFileMode, Opcode};
@@ -150,8 +150,11 @@ impl Consumer {
         batch.sort_by_key(|(ts, n, _)| (*ts, *n));
         for (_, _, mut r) in batch {
             if !self.options.raw_timestamps {
-                r.header.timestamp =
-                    crate::clock::raw_to_filetime(r.header.timestamp, clock, self.boot_filetime);
+                r.header.timestamp = crate::machine::clock::raw_to_filetime(
+                    r.header.timestamp,
+                    clock,
+                    self.boot_filetime,
+                );
             }
             self.ready.push_back(r);
         }
@@ -183,8 +186,11 @@ impl Consumer {
             .collect();
         if !self.options.raw_timestamps {
             for r in &mut out {
-                r.header.timestamp =
-                    crate::clock::raw_to_filetime(r.header.timestamp, clock, self.boot_filetime);
+                r.header.timestamp = crate::machine::clock::raw_to_filetime(
+                    r.header.timestamp,
+                    clock,
+                    self.boot_filetime,
+                );
             }
         }
         let used = etwsim_types::BufferHeader::decode(&buffer.bytes).map_or(0, |h| h.used);

@@ -16,11 +16,11 @@
 //! The event path takes neither: it reads each registration's cached enable word and its
 //! route table, which are rebuilt under `state` (see `provider`).
 
-use crate::clock::Clock;
-use crate::process::{Process, ProcessRecord, ProcessSpec, Token};
-use crate::provider::{GuidEntry, Pending};
-use crate::session::LoggerContext;
-use crate::thread::ThreadState;
+use crate::control::provider::{GuidEntry, Pending};
+use crate::control::session::LoggerContext;
+use crate::machine::clock::Clock;
+use crate::machine::process::{Process, ProcessRecord, ProcessSpec, Token};
+use crate::machine::thread::ThreadState;
 use crate::{Error, Result};
 use etwsim_types::Guid;
 use etwsim_types::LogFileMode;
@@ -75,7 +75,7 @@ pub struct KernelConfig {
     pub drain_bandwidth: Option<u64>,
     /// Where log files are written; `None` = a virtual disk in deterministic mode, the real
     /// file system in threaded mode.
-    pub disk: Option<crate::disk::Disk>,
+    pub disk: Option<crate::machine::disk::Disk>,
 }
 
 /// Builds a [`Kernel`].
@@ -123,7 +123,7 @@ impl KernelBuilder {
     }
     /// Where log files are written: [`Disk::Real`](crate::Disk::Real) or a
     /// [`VirtualDisk`](crate::VirtualDisk) (the default in deterministic mode).
-    pub fn disk(mut self, disk: crate::disk::Disk) -> Self {
+    pub fn disk(mut self, disk: crate::machine::disk::Disk) -> Self {
         self.config.disk = Some(disk);
         self
     }
@@ -214,7 +214,7 @@ impl KernelBuilder {
         let mut state = State {
             loggers: vec![None; c.max_loggers as usize + 2],
             private_loggers: BTreeMap::new(),
-            system_loggers: [None; crate::session::MAX_SYSTEM_LOGGERS],
+            system_loggers: [None; crate::control::session::MAX_SYSTEM_LOGGERS],
             generation: 0,
             max_loggers: c.max_loggers,
             disk_free: c.disk_free_bytes,
@@ -236,8 +236,10 @@ impl KernelBuilder {
         static KERNEL_IDS: AtomicU64 = AtomicU64::new(1);
         let disk = match (&c.disk, c.mode) {
             (Some(d), _) => d.clone(),
-            (None, ExecutionMode::Deterministic { .. }) => crate::disk::Disk::virtual_disk(),
-            (None, ExecutionMode::Threaded) => crate::disk::Disk::Real,
+            (None, ExecutionMode::Deterministic { .. }) => {
+                crate::machine::disk::Disk::virtual_disk()
+            }
+            (None, ExecutionMode::Threaded) => crate::machine::disk::Disk::Real,
         };
         Ok(Kernel {
             inner: Arc::new(KernelInner {
@@ -280,7 +282,7 @@ pub(crate) struct KernelInner {
     id: u64,
     pub(crate) clock: Arc<Clock>,
     /// Where log files go.
-    disk: crate::disk::Disk,
+    disk: crate::machine::disk::Disk,
     /// CREATE_ID counter (EVT-16).
     activity_ids: AtomicU64,
     /// EVENT_KEY counter (FLT-11).
@@ -318,7 +320,7 @@ pub(crate) struct State {
     /// Private sessions by logger id.
     pub(crate) private_loggers: BTreeMap<u16, Arc<LoggerContext>>,
     /// `EtwpSystemLogger[8]`: logger ids of the system loggers (SES-06, SES-07).
-    pub(crate) system_loggers: [Option<u16>; crate::session::MAX_SYSTEM_LOGGERS],
+    pub(crate) system_loggers: [Option<u16>; crate::control::session::MAX_SYSTEM_LOGGERS],
     /// Sessions started so far; the high bits of every session handle.
     pub(crate) generation: u64,
     pub(crate) max_loggers: u32,
@@ -413,7 +415,7 @@ impl Kernel {
                 max_buffers_cap: 1024,
                 disk_free_bytes: u64::MAX,
                 max_session_buffer_bytes: 256 * 1024 * 1024,
-                event_tick: crate::clock::DEFAULT_EVENT_TICK,
+                event_tick: crate::machine::clock::DEFAULT_EVENT_TICK,
                 realtime_backlog_buffers: 64,
                 consumer_queue_buffers: 256,
                 drain_bandwidth: None,
@@ -508,15 +510,15 @@ impl Kernel {
     }
 
     /// Where this kernel writes log files.
-    pub fn disk(&self) -> &crate::disk::Disk {
+    pub fn disk(&self) -> &crate::machine::disk::Disk {
         &self.inner.disk
     }
 
     /// The virtual disk, if log files go to one.
-    pub fn virtual_disk(&self) -> Option<&crate::disk::VirtualDisk> {
+    pub fn virtual_disk(&self) -> Option<&crate::machine::disk::VirtualDisk> {
         match &self.inner.disk {
-            crate::disk::Disk::Virtual(v) => Some(v),
-            crate::disk::Disk::Real => None,
+            crate::machine::disk::Disk::Virtual(v) => Some(v),
+            crate::machine::disk::Disk::Real => None,
         }
     }
 
@@ -534,7 +536,7 @@ impl Kernel {
             ExecutionMode::Deterministic { seed } => seed,
             ExecutionMode::Threaded => self.inner.id,
         };
-        crate::thread::local_activity_id(n, tag)
+        crate::machine::thread::local_activity_id(n, tag)
     }
 
     /// The simulated thread a write runs on when none is entered (see `thread`).
@@ -579,7 +581,7 @@ impl Kernel {
         if ctx.is_running() {
             let _ = self.stop_trace(
                 &self.system_process(),
-                crate::session::Target::Handle(ctx.handle),
+                crate::control::session::Target::Handle(ctx.handle),
             );
         }
     }

@@ -1,0 +1,12 @@
+//! The control plane: what a controller and a provider agree on before any event is written.
+//!
+//! Sessions (`WMI_LOGGER_CONTEXT`), the provider GUID table (`ETW_GUID_ENTRY`) and its
+//! registrations (`ETW_REG_ENTRY`), EnableTraceEx2 and its 8 enable slots, the session-side
+//! filters, provider traits, and [`explain`](crate::Provider::explain), which replays the
+//! control plane's decisions for one event.
+
+pub(crate) mod explain;
+pub mod filter;
+pub(crate) mod provider;
+pub(crate) mod session;
+pub(crate) mod traits;

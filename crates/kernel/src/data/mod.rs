@@ -1,0 +1,11 @@
+//! The data plane: where an enabled event goes once the control plane has let it through.
+//!
+//! The write path (routing, size checks, reservation, loss policy, copy), the per-CPU buffer
+//! pool, the logger thread that flushes buffers, the sinks it flushes into (`.etl` file, memory)
+//! and the real-time consumers that read them.
+
+pub(crate) mod buffer;
+pub(crate) mod consumer;
+pub(crate) mod file_sink;
+pub(crate) mod logger;
+pub(crate) mod write;
