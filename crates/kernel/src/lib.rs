@@ -36,6 +36,7 @@
 mod control;
 mod data;
 mod error;
+pub mod journal;
 mod machine;
 mod sync;
 
@@ -64,6 +65,7 @@ pub use data::consumer::{Consumer, ConsumerOptions, RT_LOST_BUFFER, RT_LOST_EVEN
 pub use data::logger::{BufferInfo, MemorySink, Sink};
 pub use data::write::{EVENT_WRITE_FLAG_INPRIVATE, EVENT_WRITE_FLAG_NO_FAULTING, WriteOptions};
 pub use error::{Error, Result};
+pub use journal::{FlushReason, JournalEntry, JournalEvent, LossCounter};
 pub use machine::disk::{Disk, VirtualDisk};
 pub use machine::kernel::{
     ExecutionMode, GuidSnapshot, Kernel, KernelBuilder, KernelConfig, KernelSnapshot,

@@ -271,6 +271,18 @@ pub enum TraceControl {
 }
 
 impl TraceControl {
+    /// The code's name without its `EVENT_TRACE_CONTROL_` prefix (`"STOP"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceControl::Query => "QUERY",
+            TraceControl::Stop => "STOP",
+            TraceControl::Update => "UPDATE",
+            TraceControl::Flush => "FLUSH",
+            TraceControl::IncrementFile => "INCREMENT_FILE",
+            TraceControl::ConvertToRealtime => "CONVERT_TO_REALTIME",
+        }
+    }
+
     /// From the raw code; `None` for undocumented values.
     pub fn from_raw(value: u32) -> Option<TraceControl> {
         Some(match value {
@@ -300,6 +312,15 @@ pub enum ControlCode {
 }
 
 impl ControlCode {
+    /// The code's name without its `EVENT_CONTROL_CODE_` prefix (`"ENABLE_PROVIDER"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ControlCode::DisableProvider => "DISABLE_PROVIDER",
+            ControlCode::EnableProvider => "ENABLE_PROVIDER",
+            ControlCode::CaptureState => "CAPTURE_STATE",
+        }
+    }
+
     /// From the raw code; `None` for undocumented values.
     pub fn from_raw(value: u32) -> Option<ControlCode> {
         Some(match value {

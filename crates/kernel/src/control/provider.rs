@@ -572,6 +572,37 @@ enum PendingKind {
 }
 
 impl Pending {
+    /// The journal's record of this callback, if one will run.
+    pub(crate) fn journal_event(&self) -> Option<crate::journal::JournalEvent> {
+        if !self.reg.registered.load(Ordering::Acquire) {
+            return None;
+        }
+        let (provider, pid) = (self.reg.guid, self.reg.pid);
+        match (&self.reg.kind, &self.what) {
+            (RegKind::Modern(Some(_)), PendingKind::Modern(n)) => {
+                Some(crate::journal::JournalEvent::Callback {
+                    provider,
+                    pid,
+                    code: n.is_enabled as u32,
+                    level: n.level,
+                    match_any: n.match_any_keyword,
+                    match_all: n.match_all_keyword,
+                })
+            }
+            (RegKind::Classic(Some(_)), PendingKind::Classic(n)) => {
+                Some(crate::journal::JournalEvent::Callback {
+                    provider,
+                    pid,
+                    code: n.request_code,
+                    level: n.enable_level,
+                    match_any: Keyword(u64::from(n.enable_flags)),
+                    match_all: Keyword(0),
+                })
+            }
+            _ => None,
+        }
+    }
+
     pub(crate) fn deliver(self) {
         if !self.reg.registered.load(Ordering::Acquire) {
             return; // unregistered in the meantime: the callback is cancelled (PRV-08)
@@ -1272,11 +1303,17 @@ impl Provider {
         let done = self
             .kernel
             .control(|s: &mut State| Ok((s.unregister(&reg), Vec::new())))?;
-        if done {
+        let r = if done {
             Ok(())
         } else {
             Err(Error::InvalidRegHandle(self.reg.id))
-        }
+        };
+        self.kernel.note_control(
+            || "EventUnregister".to_string(),
+            || format!("{} (pid {})", self.reg.guid, self.pid()),
+            &r,
+        );
+        r
     }
 }
 
@@ -1378,9 +1415,20 @@ impl Process {
 
     fn register_kind(&self, guid: Guid, kind: RegKind) -> Result<Provider> {
         let key = self.start_key;
+        let call = if matches!(kind, RegKind::Classic(_)) {
+            "RegisterTraceGuids"
+        } else {
+            "EventRegister"
+        };
         let reg = self
             .kernel
-            .control(|s: &mut State| s.register(key, guid, kind))?;
+            .control(|s: &mut State| s.register(key, guid, kind));
+        self.kernel.note_control(
+            || call.to_string(),
+            || format!("{guid} (pid {})", self.pid()),
+            &reg,
+        );
+        let reg = reg?;
         Ok(Provider {
             kernel: self.kernel.clone(),
             reg,
@@ -1486,12 +1534,18 @@ impl Kernel {
         code: ControlCode,
         params: &EnableParams,
     ) -> Result<()> {
-        self.control(|s: &mut State| {
+        let r = self.control(|s: &mut State| {
             let rec = s.live_process(caller.start_key)?.clone();
             let ctx = s.resolve(caller.start_key, target)?;
             s.enable_trace(&rec, &ctx, guid, code, params)
                 .map(|p| ((), p))
-        })
+        });
+        self.note_control(
+            || format!("EnableTraceEx2({})", code.name()),
+            || format!("{guid} on {target}"),
+            &r,
+        );
+        r
     }
 
     /// EnumerateTraceGuidsEx(TraceGuidQueryList): every GUID that is registered or enabled.

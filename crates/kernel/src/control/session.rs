@@ -10,6 +10,7 @@
 use crate::data::buffer::BufferPool;
 use crate::data::file_sink::{EtlFileSink, FileStart};
 use crate::data::logger::{LoggerThread, RealTime, Sink};
+use crate::journal::FlushReason;
 use crate::machine::clock::Clock;
 use crate::machine::kernel::{Kernel, State};
 use crate::machine::process::{Process, ProcessRecord};
@@ -430,6 +431,8 @@ pub struct LoggerContext {
     pub(crate) counters: Counters,
     /// The kernel's clock.
     pub(crate) clock: Arc<Clock>,
+    /// The kernel's journal, if it keeps one.
+    pub(crate) journal: Option<Arc<crate::journal::Journal>>,
     /// The buffers (BUF-01…BUF-11).
     pub(crate) pool: BufferPool,
     /// Where flushed buffers are written (the file writer, or a test's sink).
@@ -896,6 +899,15 @@ pub enum Target<'a> {
     Name(&'a str),
 }
 
+impl std::fmt::Display for Target<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Handle(h) => write!(f, "handle {h}"),
+            Target::Name(n) => write!(f, "{n:?}"),
+        }
+    }
+}
+
 impl State {
     pub(crate) fn running_loggers(&self) -> impl Iterator<Item = &Arc<LoggerContext>> {
         self.loggers
@@ -1003,6 +1015,21 @@ impl Kernel {
         config: &SessionConfig,
         sink: Option<Box<dyn Sink>>,
     ) -> Result<Session> {
+        let r = self.start_trace_unjournaled(caller, config, sink);
+        self.note_control(
+            || "StartTrace".to_string(),
+            || format!("{:?}", config.name),
+            &r,
+        );
+        r
+    }
+
+    fn start_trace_unjournaled(
+        &self,
+        caller: &Process,
+        config: &SessionConfig,
+        sink: Option<Box<dyn Sink>>,
+    ) -> Result<Session> {
         let eff = validate(config, self.cpu_count(), self.config())?;
         let kernel = self.clone();
         let ctx = self.control(move |s: &mut State| {
@@ -1049,6 +1076,22 @@ impl Kernel {
         code: TraceControl,
         update: Option<&SessionUpdate>,
     ) -> Result<SessionProperties> {
+        let r = self.control_trace_unjournaled(caller, target, code, update);
+        self.note_control(
+            || format!("ControlTrace({})", code.name()),
+            || target.to_string(),
+            &r,
+        );
+        r
+    }
+
+    fn control_trace_unjournaled(
+        &self,
+        caller: &Process,
+        target: Target<'_>,
+        code: TraceControl,
+        update: Option<&SessionUpdate>,
+    ) -> Result<SessionProperties> {
         if code == TraceControl::Stop {
             return self.stop_trace(caller, target);
         }
@@ -1061,7 +1104,7 @@ impl Kernel {
             }
             match code {
                 TraceControl::Query => {}
-                TraceControl::Flush => ctx.flush_now(), // a full file is reaped below (SES-62)
+                TraceControl::Flush => ctx.flush_now(FlushReason::Control(code)), // a full file is reaped below (SES-62)
                 TraceControl::Update => {
                     s.update_session(&ctx, update.cloned().unwrap_or_default(), self)?
                 }
@@ -1070,7 +1113,7 @@ impl Kernel {
                         return Err(Error::invalid("INCREMENT_FILE needs a NEWFILE session"));
                     }
                     // SES-81: what is buffered goes to the current file, then the next begins.
-                    ctx.flush_now();
+                    ctx.flush_now(FlushReason::Control(code));
                     let counter = match ctx.sink.lock().as_mut() {
                         Some(sink) if ctx.writes_file.load(Ordering::Acquire) => {
                             sink.increment_file().map_err(|e| Error::Other {
@@ -1097,7 +1140,7 @@ impl Kernel {
                     live.log_file = None;
                     drop(live);
                     // SES-81: ETL writing off, real-time delivery on, from the next buffer.
-                    ctx.flush_now();
+                    ctx.flush_now(FlushReason::Control(code));
                     ctx.realtime.store(true, Ordering::Release);
                     if let Some(mut sink) = ctx.sink.lock().take() {
                         let _ = sink.close(&ctx.properties());
@@ -1143,7 +1186,7 @@ impl Kernel {
             t.stop(); // returns at once when called from the logger thread itself (SES-62)
         }
         if !ctx.cfg.mode.contains(LogFileMode::BUFFERING) {
-            ctx.flush_now();
+            ctx.flush_now(FlushReason::Stop);
         }
         let props = self.control(|s: &mut State| Ok((s.remove_session(&ctx), Vec::new())))?;
         if let Some(mut sink) = ctx.sink.lock().take() {
@@ -1409,6 +1452,7 @@ impl State {
             state: AtomicU8::new(RUNNING),
             counters: Counters::default(),
             clock: kernel.inner.clock.clone(),
+            journal: kernel.inner.journal.clone(),
             // BUF-01: the adjusted minimum is allocated at start, all free.
             pool: BufferPool::new(
                 u64::from(eff.buffer_size_kb) * 1024,
@@ -1578,7 +1622,7 @@ impl State {
         let new: Box<dyn Sink> = Box::new(EtlFileSink::create(&eff, &start, kernel.disk())?);
         let buffering = eff.mode.contains(LogFileMode::BUFFERING);
         if !buffering {
-            ctx.flush_now();
+            ctx.flush_now(FlushReason::Control(TraceControl::Update));
         }
         let old = ctx.sink.lock().replace(new);
         ctx.writes_file.store(true, Ordering::Release);
@@ -1586,7 +1630,7 @@ impl State {
             let _ = old.close(&ctx.properties());
         }
         if buffering {
-            ctx.flush_now();
+            ctx.flush_now(FlushReason::Control(TraceControl::Update));
         }
         Ok(())
     }

@@ -18,6 +18,7 @@
 //! lost (EVT-08, BUF-12) until a consumer attaches and takes the backlog.
 
 use crate::control::session::{LoggerContext, SessionProperties};
+use crate::journal::{FlushReason, JournalEvent, LossCounter};
 use etwsim_types::record::{BufferHeader, buffer_flags, decode_buffer};
 use etwsim_types::{EventRecord, LogFileMode};
 use parking_lot::{Condvar, Mutex};
@@ -317,6 +318,11 @@ impl LoggerContext {
     /// Logger work: writes out ready buffers, oldest first, at most `budget` bytes' worth when
     /// given (deterministic drain bandwidth). Returns the bytes written out.
     pub(crate) fn drain(&self, budget: Option<u64>) -> u64 {
+        self.drain_for(budget, FlushReason::Logger)
+    }
+
+    /// [`drain`](Self::drain), journaled with `reason`.
+    fn drain_for(&self, budget: Option<u64>, reason: FlushReason) -> u64 {
         let size = self.pool.buffer_size();
         let mut done = 0u64;
         let mut scratch = self.drain_lock.lock();
@@ -363,18 +369,51 @@ impl LoggerContext {
             self.write_out(&scratch, &info, lost);
             done += size;
         }
+        if done > 0 {
+            self.note(|| JournalEvent::Flush {
+                session: self.cfg.name.clone(),
+                handle: self.handle,
+                buffers: (done / size) as u32,
+                reason,
+            });
+        }
         done
+    }
+
+    /// Records what `event` builds in the kernel's journal, if it keeps one.
+    pub(crate) fn note(&self, event: impl FnOnce() -> JournalEvent) {
+        if let Some(j) = &self.journal {
+            j.push(self.clock.peek(), event());
+        }
+    }
+
+    /// Journals a loss counted in `counter`.
+    pub(crate) fn note_loss(
+        &self,
+        counter: LossCounter,
+        count: u32,
+        reason: &str,
+        rule: &'static str,
+    ) {
+        self.note(|| JournalEvent::Loss {
+            session: self.cfg.name.clone(),
+            handle: self.handle,
+            counter,
+            count,
+            reason: reason.to_string(),
+            rule,
+        });
     }
 
     /// Writes out every buffer with records now: seals the in-use buffers and drains
     /// (ControlTrace FLUSH, stop — BUF-05, SES-78). A BUFFERING session without a sink keeps its
     /// ring: it has nowhere to write it.
-    pub(crate) fn flush_now(&self) {
+    pub(crate) fn flush_now(&self, reason: FlushReason) {
         if self.cfg.mode.contains(LogFileMode::BUFFERING) && self.sink.lock().is_none() {
             return;
         }
         self.pool.seal_all();
-        self.drain(None);
+        self.drain_for(None, reason);
     }
 
     fn write_out(&self, bytes: &[u8], info: &BufferInfo, events_lost: u32) {
@@ -388,10 +427,16 @@ impl LoggerContext {
                         self.live.lock().file_counter = n;
                     }
                 }
-                Err(_) => {
+                Err(e) => {
                     self.counters
                         .log_buffers_lost
                         .fetch_add(1, Ordering::Relaxed);
+                    self.note_loss(
+                        LossCounter::LogBuffersLost,
+                        1,
+                        &format!("the log file took no more: {e}"),
+                        "BUF-19",
+                    );
                     if sink.is_full() {
                         // SES-62: a SEQUENTIAL file at MaximumFileSize ends the session.
                         self.stop_requested.store(true, Ordering::Release);
@@ -408,6 +453,14 @@ impl LoggerContext {
             self.counters
                 .real_time_buffers_lost
                 .fetch_add(u64::from(lost), Ordering::Relaxed);
+            if lost > 0 {
+                self.note_loss(
+                    LossCounter::RealTimeBuffersLost,
+                    lost,
+                    "the real-time backlog or a consumer's queue was full",
+                    "BUF-12",
+                );
+            }
         }
         if written {
             self.counters

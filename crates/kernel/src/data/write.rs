@@ -26,6 +26,7 @@
 use crate::control::filter::{EventView, level_keyword_pass, session_accepts, wants_stack};
 use crate::control::provider::{Provider, Route, Routes};
 use crate::data::buffer::ReserveError;
+use crate::journal::{JournalEvent, LossCounter};
 use crate::machine::thread::{ThreadState, with_current};
 use crate::{Error, Result};
 use etwsim_types::record::{
@@ -239,6 +240,21 @@ impl Refusal {
         Refusal::packed(Self::LARGER_THAN_BUFFER, size, capacity)
     }
 
+    /// Journals the loss this refusal caused in `ctx` (EventsLost + 1), with its rule.
+    #[cold]
+    fn journal(self, ctx: &crate::control::session::LoggerContext) {
+        if ctx.journal.is_none() {
+            return;
+        }
+        let rule = match self.0.get() & 7 {
+            Self::TOO_LARGE => "EVT-05",
+            Self::LARGER_THAN_BUFFER => "EVT-06",
+            Self::BACKLOG_FULL_KIND => "EVT-08",
+            _ => "EVT-07",
+        };
+        ctx.note_loss(LossCounter::EventsLost, 1, &self.error().to_string(), rule);
+    }
+
     #[cold]
     fn error(self) -> Error {
         let v = self.0.get();
@@ -394,7 +410,7 @@ impl Provider {
     #[inline]
     fn write_listened(&self, descriptor: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
         if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
-            return Ok(());
+            return self.not_wanted(descriptor, &WriteOptions::default());
         }
         self.write_event(descriptor, &WriteOptions::default(), data, false)
     }
@@ -410,7 +426,7 @@ impl Provider {
         build: impl FnOnce() -> R,
     ) -> Result<()> {
         if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
-            return Ok(());
+            return self.not_wanted(descriptor, &WriteOptions::default());
         }
         let payload = build();
         self.write_event(
@@ -471,7 +487,10 @@ impl Provider {
     /// As [`Provider::write`].
     pub fn write_string(&self, level: Level, keyword: Keyword, text: &str) -> Result<()> {
         if !self.is_enabled_for(level, keyword) {
-            return Ok(());
+            return self.not_wanted(
+                &EventDescriptor::new(0, level, keyword),
+                &WriteOptions::default(),
+            );
         }
         let units: Vec<u8> = text
             .encode_utf16()
@@ -493,9 +512,42 @@ impl Provider {
         data: &[&[u8]],
     ) -> Result<()> {
         if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
-            return Ok(());
+            return self.not_wanted(descriptor, options);
         }
         self.write_event(descriptor, options, data, false)
+    }
+
+    /// The return of a write that no session wants (EVT-02): `Ok`, journaled when the
+    /// kernel keeps a journal and some session enables the provider.
+    #[inline]
+    fn not_wanted(&self, desc: &EventDescriptor, opts: &WriteOptions<'_>) -> Result<()> {
+        if self.kernel.inner.journal.is_some() {
+            self.journal_write(desc, opts, &Ok(()));
+        }
+        Ok(())
+    }
+
+    /// Journals a write: every enabling session's verdict (as [`Provider::explain`] gives
+    /// it) and the result.
+    #[cold]
+    #[inline(never)]
+    fn journal_write(&self, desc: &EventDescriptor, opts: &WriteOptions<'_>, result: &Result<()>) {
+        let why = self.explain(&EventView {
+            descriptor: desc,
+            name: opts.event_name,
+            filter_mask: opts.filter,
+            inprivate: opts.flags & EVENT_WRITE_FLAG_INPRIVATE != 0,
+        });
+        if why.verdicts.is_empty() {
+            return; // no session enables the provider: nothing was decided
+        }
+        self.kernel.note(|| JournalEvent::Write {
+            provider: self.reg.guid,
+            pid: self.reg.pid,
+            descriptor: *desc,
+            result: result.as_ref().map(|_| ()).map_err(Error::win32_code),
+            verdicts: why.verdicts,
+        });
     }
 
     /// The checks every write form shares once a session may want the event: the arguments
@@ -516,7 +568,7 @@ impl Provider {
             return Err(invalid_write(data.len(), opts.flags));
         }
         if opts.event_name.is_none() && !self.reg.id_may_pass(desc.id) {
-            return Ok(()); // FLT-19: no session's filter-in id list holds this id
+            return self.not_wanted(desc, opts); // FLT-19: no session's filter-in id list holds this id
         }
         self.write_routed(desc, opts, data, string_only)
     }
@@ -537,9 +589,14 @@ impl Provider {
             data,
             string_only,
         };
-        self.reg
+        let r = self
+            .reg
             .with_routes(|routes| self.route(routes, &call))
-            .map_err(Refusal::error)
+            .map_err(Refusal::error);
+        if self.kernel.inner.journal.is_some() {
+            self.journal_write(desc, opts, &r);
+        }
+        r
     }
 
     /// Step 2 (routing) and on: the sessions of `routes` that take the event.
@@ -630,6 +687,7 @@ impl Provider {
                     .counters
                     .events_lost
                     .fetch_add(1, Ordering::Relaxed);
+                r.journal(&route.logger);
                 if is_independent(route) {
                     Ok(()) // EVT-10
                 } else {
@@ -798,6 +856,7 @@ impl Provider {
                     .counters
                     .events_lost
                     .fetch_add(1, Ordering::Relaxed);
+                r.journal(&plan.route.logger);
                 if dependent && result.is_ok() {
                     result = Err(r);
                 }
@@ -851,6 +910,15 @@ impl Provider {
                 }
                 ReserveError::NoBuffer => Refusal::NO_BUFFER,
             })?;
+        if u64::from(res.offset) == crate::data::buffer::HEADER && ctx.journal.is_some() {
+            // The first record of a buffer: this CPU just switched to it (BUF-02, BUF-03).
+            ctx.note(|| JournalEvent::BufferSwitch {
+                session: ctx.cfg.name.clone(),
+                handle: ctx.handle,
+                cpu: stamp.cpu as u16,
+                buffers: ctx.pool.allocated(),
+            });
+        }
         let mut flags = 0;
         if !items.is_empty() {
             flags |= header_flags::EXTENDED_INFO;

@@ -18,6 +18,7 @@
 
 use crate::control::provider::{GuidEntry, Pending};
 use crate::control::session::LoggerContext;
+use crate::journal::{Journal, JournalEntry, JournalEvent};
 use crate::machine::clock::Clock;
 use crate::machine::process::{Process, ProcessRecord, ProcessSpec, Token};
 use crate::machine::thread::ThreadState;
@@ -76,6 +77,9 @@ pub struct KernelConfig {
     /// Where log files are written; `None` = a virtual disk in deterministic mode, the real
     /// file system in threaded mode.
     pub disk: Option<crate::machine::disk::Disk>,
+    /// Keep a [journal](crate::journal) of at most this many entries; `None` (the default):
+    /// no journal.
+    pub journal: Option<usize>,
 }
 
 /// Builds a [`Kernel`].
@@ -151,6 +155,13 @@ impl KernelBuilder {
     /// second in [`Kernel::advance`].
     pub fn drain_bandwidth(mut self, bytes_per_second: u64) -> Self {
         self.config.drain_bandwidth = Some(bytes_per_second);
+        self
+    }
+
+    /// Keep a [journal](crate::journal) of what the kernel does, bounded to the newest
+    /// `capacity` entries ([`Kernel::journal`]).
+    pub fn journal(mut self, capacity: usize) -> Self {
+        self.config.journal = Some(capacity);
         self
     }
 
@@ -241,8 +252,10 @@ impl KernelBuilder {
             }
             (None, ExecutionMode::Threaded) => crate::machine::disk::Disk::Real,
         };
+        let journal = c.journal.map(|n| Arc::new(Journal::new(n)));
         Ok(Kernel {
             inner: Arc::new(KernelInner {
+                journal,
                 config: self.config,
                 control: ReentrantMutex::new(()),
                 state: Mutex::new(state),
@@ -289,6 +302,8 @@ pub(crate) struct KernelInner {
     pub(crate) event_keys: AtomicU64,
     /// Round-robin CPU assignment of implicit threads (threaded mode).
     next_cpu: AtomicU64,
+    /// The journal, when the builder asked for one.
+    pub(crate) journal: Option<Arc<Journal>>,
 }
 
 /// SplitMix64: a tiny, well-known generator; seeded, it makes GUIDs reproducible.
@@ -419,6 +434,7 @@ impl Kernel {
                 realtime_backlog_buffers: 64,
                 consumer_queue_buffers: 256,
                 drain_bandwidth: None,
+                journal: None,
                 disk: None,
             },
         }
@@ -644,6 +660,54 @@ impl Kernel {
         std::time::Duration::from_nanos(self.inner.clock.peek() * 100)
     }
 
+    /// The journal's entries, oldest first (empty without
+    /// [`KernelBuilder::journal`]).
+    pub fn journal(&self) -> Vec<JournalEntry> {
+        self.inner
+            .journal
+            .as_ref()
+            .map_or_else(Vec::new, |j| j.entries())
+    }
+
+    /// Removes and returns the journal's entries, oldest first; numbering goes on.
+    pub fn take_journal(&self) -> Vec<JournalEntry> {
+        self.inner
+            .journal
+            .as_ref()
+            .map_or_else(Vec::new, |j| j.take())
+    }
+
+    /// Entries the journal's bound let go.
+    pub fn journal_dropped(&self) -> u64 {
+        self.inner.journal.as_ref().map_or(0, |j| j.dropped())
+    }
+
+    /// Whether this kernel keeps a journal.
+    pub fn is_journaling(&self) -> bool {
+        self.inner.journal.is_some()
+    }
+
+    /// Records what `event` builds, if a journal is kept (nothing is built otherwise).
+    pub(crate) fn note(&self, event: impl FnOnce() -> JournalEvent) {
+        if let Some(j) = &self.inner.journal {
+            j.push(self.inner.clock.peek(), event());
+        }
+    }
+
+    /// Records a control call and its result, if a journal is kept.
+    pub(crate) fn note_control<T>(
+        &self,
+        call: impl FnOnce() -> String,
+        target: impl FnOnce() -> String,
+        result: &Result<T>,
+    ) {
+        self.note(|| JournalEvent::Control {
+            call: call(),
+            target: target(),
+            result: result.as_ref().map(|_| ()).map_err(Error::win32_code),
+        });
+    }
+
     pub(crate) fn with_state<R>(&self, f: impl FnOnce(&State) -> R) -> R {
         f(&self.inner.state.lock())
     }
@@ -664,6 +728,9 @@ impl Kernel {
             f(&mut s)?
         };
         for p in pending {
+            if let (Some(j), Some(e)) = (&self.inner.journal, p.journal_event()) {
+                j.push(self.inner.clock.peek(), e);
+            }
             p.deliver();
         }
         Ok(r)
