@@ -23,10 +23,14 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod testing;
 pub mod win32;
 
 /// The `.etl` format: writing and reading real log files (`etwsim-etl`).
 pub use etwsim_etl as etl;
+
+/// Decoding: TraceLogging both ways, kernel (MOF) classes, manifests (`etwsim-decode`).
+pub use etwsim_decode as decode;
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]
