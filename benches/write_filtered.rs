@@ -20,10 +20,27 @@
 //! * `provider_write/exe_filtered` — the same with `EVENT_FILTER_TYPE_EXECUTABLE_NAME`
 //!   (`other.exe`): also excluded at rebuild time.
 //!
+//! P12, rejections beyond the single filter-in list (every one of them rejects the event in
+//! every session; the target is the same floor):
+//!
+//! * `provider_write/event_id_out_3_sessions` — three sessions, each with a filter-*out*
+//!   EVENT_ID list naming the event's id (and others).
+//! * `provider_write/event_id_in_3_sessions` — three sessions, each with its own filter-in
+//!   list, none naming the id.
+//! * `provider_write/event_id_mixed_2_sessions` — one filter-in list without the id, one
+//!   filter-out list with it.
+//! * `provider_write/event_name_filtered` — a TraceLogging event (`write_with_options` with an
+//!   event name) whose name one session's EVENT_NAME filter-in list does not hold.
+//! * `provider_write/pid_3_sessions` — three sessions whose PID filters each name another
+//!   process (a scope filter: the registration is not enabled).
+//!
 //! Commands and results: docs/PERFORMANCE.md.
 
 use criterion::{Criterion, Throughput};
-use etwsim::{EnableParams, EventDescriptor, EventFilter, Guid, Kernel, Keyword, Level, Token};
+use etwsim::{
+    EnableParams, EventDescriptor, EventFilter, Guid, Kernel, Keyword, Level, NameFilter, Token,
+    WriteOptions,
+};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -35,6 +52,11 @@ const RECORD: usize = HEADER + PAYLOAD;
 const P_ID: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0004_0001);
 const P_PID: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0004_0002);
 const P_EXE: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0004_0003);
+const P_OUT3: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0012_0001);
+const P_IN3: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0012_0002);
+const P_MIXED: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0012_0003);
+const P_NAME: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0012_0004);
+const P_PID3: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0012_0005);
 
 /// The floor: a bump buffer whose offset is reserved atomically.
 struct Bump {
@@ -107,6 +129,57 @@ fn main() {
         )
         .expect("enable");
 
+    // P12's sessions.
+    let by_out3 = app.register_provider(P_OUT3).expect("a provider");
+    let by_in3 = app.register_provider(P_IN3).expect("a provider");
+    let by_mixed = app.register_provider(P_MIXED).expect("a provider");
+    let by_name = app.register_provider(P_NAME).expect("a provider");
+    let by_pid3 = app.register_provider(P_PID3).expect("a provider");
+    let p12: Vec<_> = (0..3)
+        .map(|i| {
+            kernel
+                .session(&format!("p12_{i}"))
+                .start()
+                .expect("a session")
+        })
+        .collect();
+    let ids = |filter_in, ids: &[u16]| {
+        EnableParams::new().filter(EventFilter::EventId {
+            filter_in,
+            ids: ids.to_vec(),
+        })
+    };
+    for (i, s) in p12.iter().enumerate() {
+        let i = i as u16;
+        s.enable(P_OUT3, &ids(false, &[3 + i, 7, 40 + i]))
+            .expect("enable");
+        s.enable(P_IN3, &ids(true, &[99 + i, 200 + i]))
+            .expect("enable");
+        s.enable(
+            P_PID3,
+            &EnableParams::new().filter(EventFilter::Pid(vec![app.pid() + 4 * (i as u32 + 1)])),
+        )
+        .expect("enable");
+    }
+    p12[0].enable(P_MIXED, &ids(true, &[99])).expect("enable");
+    p12[1].enable(P_MIXED, &ids(false, &[7])).expect("enable");
+    p12[0]
+        .enable(
+            P_NAME,
+            &EnableParams::new().filter(EventFilter::EventName(NameFilter {
+                match_any: Keyword(0),
+                match_all: Keyword(0),
+                level: Level(0),
+                filter_in: true,
+                names: vec!["Keep".into()],
+            })),
+        )
+        .expect("enable");
+    let skip = WriteOptions {
+        event_name: Some("Skip"),
+        ..WriteOptions::default()
+    };
+
     let desc = EventDescriptor::new(7, Level::INFORMATION, Keyword(1));
     // The event-ID case passes the provider-side check: the rejection is the session's.
     assert!(by_id.is_enabled_for(desc.level, desc.keyword));
@@ -135,6 +208,10 @@ fn main() {
         ("provider_write/event_id_filtered", &by_id),
         ("provider_write/pid_filtered", &by_pid),
         ("provider_write/exe_filtered", &by_exe),
+        ("provider_write/event_id_out_3_sessions", &by_out3),
+        ("provider_write/event_id_in_3_sessions", &by_in3),
+        ("provider_write/event_id_mixed_2_sessions", &by_mixed),
+        ("provider_write/pid_3_sessions", &by_pid3),
     ] {
         g.bench_function(name, |b| {
             b.iter(|| {
@@ -151,6 +228,20 @@ fn main() {
             })
         });
     }
+    g.bench_function("provider_write/event_name_filtered", |b| {
+        b.iter(|| {
+            let mut n = 0u64;
+            for _ in 0..CALLS {
+                if black_box(&by_name)
+                    .write_with_options(black_box(&desc), black_box(&skip), &[black_box(&payload)])
+                    .is_err()
+                {
+                    n += 1;
+                }
+            }
+            black_box(n);
+        })
+    });
     g.finish();
     black_box(&bump.buf);
 
@@ -158,5 +249,15 @@ fn main() {
     kernel.run_pending();
     let stats = session.query().expect("query");
     assert_eq!(stats.events_lost, 0);
+    for s in &p12 {
+        let q = s.stop().expect("stop");
+        assert_eq!(q.events_lost, 0);
+        assert_eq!(
+            q.buffers_written,
+            0,
+            "{}: every P12 write is rejected",
+            s.name()
+        );
+    }
     c.final_summary();
 }

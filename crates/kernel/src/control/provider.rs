@@ -69,6 +69,12 @@ const MASK: u64 = 0xff;
 const KW0: u64 = 1 << 16;
 /// Every route has a filter-in EVENT_ID list: `id_gate` summarises their union.
 pub(crate) const ID_GATE: u64 = 1 << 17;
+/// Every route has an EVENT_ID list and some list is filter-out: `id_gate` holds, exactly, the
+/// ids below 256 that every route rejects (P12).
+const ID_DENY: u64 = 1 << 18;
+/// Every route has a filter-in EVENT_NAME list that applies to every level and keyword:
+/// `name_gate` summarises their names (P12).
+const NAME_GATE: u64 = 1 << 19;
 /// Bits 24–31 of the word: the provider group's slots that enable the registration (PRV-36).
 const GROUP_SHIFT: u32 = 24;
 
@@ -257,6 +263,16 @@ fn id_bit(id: u16) -> (usize, u64) {
     (usize::from(id >> 6) & 3, 1u64 << (id & 63))
 }
 
+/// The name gate's bit of `name`: FNV-1a of its bytes, mod 256.
+#[inline]
+fn name_bit(name: &str) -> (usize, u64) {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in name.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    ((h >> 6) as usize & 3, 1u64 << (h & 63))
+}
+
 /// `ETW_REG_ENTRY`: one registration of a provider GUID in one process.
 #[doc(alias = "ETW_REG_ENTRY")]
 pub struct RegEntry {
@@ -273,8 +289,12 @@ pub struct RegEntry {
     /// The version of the table in `routes`, stored (Release) after it (`with_routes`).
     routes_version: AtomicU64,
     /// With [`ID_GATE`] set in `word`: bit `id mod 256` is set for every id some session's
-    /// filter-in EVENT_ID list holds (FLT-19). Same writer and readers as `word`.
+    /// filter-in EVENT_ID list holds (FLT-19). With [`ID_DENY`]: bit `id` is set for every id
+    /// below 256 that every session rejects. Same writer and readers as `word`.
     id_gate: [AtomicU64; 4],
+    /// With [`NAME_GATE`] set in `word`: bit `hash(name) mod 256` is set for every name some
+    /// session's filter-in EVENT_NAME list holds (FLT-22). Same writer and readers as `word`.
+    name_gate: [AtomicU64; 4],
     /// Cleared by unregister; a cleared registration gets no more callbacks (PRV-08).
     registered: AtomicBool,
     pub(crate) id: u64,
@@ -338,13 +358,33 @@ impl RegEntry {
     /// `false` when every session that enables the registration has a filter-in EVENT_ID
     /// list without `id` (FLT-19): a manifest event with this id is recorded nowhere. `true`
     /// means "maybe" (the per-session predicate decides).
+    /// With a deny gate, `false` also when every session rejects `id` (filter-out lists, or a
+    /// mix: P12).
     #[inline]
     pub(crate) fn id_may_pass(&self, id: u16) -> bool {
-        if self.word.load(Ordering::Relaxed) & ID_GATE == 0 {
+        let w = self.word.load(Ordering::Relaxed);
+        if w & (ID_GATE | ID_DENY) == 0 {
             return true;
         }
         let (i, bit) = id_bit(id);
-        self.id_gate[i].load(Ordering::Relaxed) & bit != 0
+        let set = self.id_gate[i].load(Ordering::Relaxed) & bit != 0;
+        if w & ID_GATE != 0 {
+            set
+        } else {
+            !(id < 256 && set)
+        }
+    }
+
+    /// `false` when every session that enables the registration has a filter-in EVENT_NAME
+    /// list (applying to every level and keyword) without `name` (FLT-22); `true` means
+    /// "maybe".
+    #[inline]
+    pub(crate) fn name_may_pass(&self, name: &str) -> bool {
+        if self.word.load(Ordering::Relaxed) & NAME_GATE == 0 {
+            return true;
+        }
+        let (i, bit) = name_bit(name);
+        self.name_gate[i].load(Ordering::Relaxed) & bit != 0
     }
 
     /// The cached enable word, decoded.
@@ -519,7 +559,16 @@ pub(crate) fn rebuild(
         })
         .collect();
     let gate = id_gate(&routes);
-    for (cell, bits) in reg.id_gate.iter().zip(gate.unwrap_or_default()) {
+    let deny = if gate.is_none() {
+        id_deny(&routes)
+    } else {
+        None
+    };
+    for (cell, bits) in reg.id_gate.iter().zip(gate.or(deny).unwrap_or_default()) {
+        cell.store(bits, Ordering::Relaxed);
+    }
+    let names = name_gate(&routes);
+    for (cell, bits) in reg.name_gate.iter().zip(names.unwrap_or_default()) {
         cell.store(bits, Ordering::Relaxed);
     }
     let word = if active.is_empty() {
@@ -529,6 +578,8 @@ pub(crate) fn rebuild(
             | (u64::from(level) << 8)
             | if kw0 { KW0 } else { 0 }
             | if gate.is_some() { ID_GATE } else { 0 }
+            | if deny.is_some() { ID_DENY } else { 0 }
+            | if names.is_some() { NAME_GATE } else { 0 }
             | u64::from(group_mask) << GROUP_SHIFT
     };
     reg.word.store(word, Ordering::Release);
@@ -554,6 +605,50 @@ fn id_gate(routes: &[Route]) -> Option<[u64; 4]> {
         }
         for &id in &ids.ids {
             let (i, bit) = id_bit(id);
+            bits[i] |= bit;
+        }
+    }
+    Some(bits)
+}
+
+/// The ids below 256 that every route rejects, exactly, when every route has an EVENT_ID list
+/// and some list is filter-out (FLT-19): the ids every filter-out list names and no filter-in
+/// list does. `None` when some route has no id list (it rejects no id), or when no id below
+/// 256 is rejected everywhere.
+fn id_deny(routes: &[Route]) -> Option<[u64; 4]> {
+    if routes.is_empty() {
+        return None;
+    }
+    let mut bits = [u64::MAX; 4];
+    for r in routes {
+        let ids = r.filter.filters.event_ids.as_ref()?;
+        let mut listed = [0u64; 4];
+        for &id in ids.ids.iter().filter(|&&id| id < 256) {
+            let (i, bit) = id_bit(id);
+            listed[i] |= bit;
+        }
+        for (b, l) in bits.iter_mut().zip(listed) {
+            // A filter-out list rejects what it names; a filter-in list what it does not.
+            *b &= if ids.filter_in { !l } else { l };
+        }
+    }
+    (bits != [0; 4]).then_some(bits)
+}
+
+/// The name summary of `routes` when every one has a filter-in EVENT_NAME list whose own
+/// level/keyword gate takes every event (FLT-22): the union of the names' bits.
+fn name_gate(routes: &[Route]) -> Option<[u64; 4]> {
+    if routes.is_empty() {
+        return None;
+    }
+    let mut bits = [0u64; 4];
+    for r in routes {
+        let nf = r.filter.filters.event_names.as_ref()?;
+        if !nf.filter_in || nf.level.0 != 0 || nf.match_any.0 != 0 || nf.match_all.0 != 0 {
+            return None;
+        }
+        for n in &nf.names {
+            let (i, bit) = name_bit(n);
             bits[i] |= bit;
         }
     }
@@ -855,6 +950,7 @@ impl State {
             routes: ArcSwap::from_pointee(Routes::default()),
             routes_version: AtomicU64::new(0),
             id_gate: Default::default(),
+            name_gate: Default::default(),
             registered: AtomicBool::new(true),
             id,
             guid,

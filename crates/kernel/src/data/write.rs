@@ -567,8 +567,15 @@ impl Provider {
         {
             return Err(invalid_write(data.len(), opts.flags));
         }
-        if opts.event_name.is_none() && !self.reg.id_may_pass(desc.id) {
-            return self.not_wanted(desc, opts); // FLT-19: no session's filter-in id list holds this id
+        let may_pass = match opts.event_name {
+            // FLT-19: no session takes this id (filter-in lists without it, filter-out lists
+            // with it).
+            None => self.reg.id_may_pass(desc.id),
+            // FLT-22: no session's filter-in name list holds this name.
+            Some(name) => self.reg.name_may_pass(name),
+        };
+        if !may_pass {
+            return self.not_wanted(desc, opts);
         }
         self.write_routed(desc, opts, data, string_only)
     }
