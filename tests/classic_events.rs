@@ -66,6 +66,11 @@ fn event<'a>(class_type: u8, level: u8, data: &'a [&'a [u8]]) -> ClassicEvent<'a
     }
 }
 
+/// A deterministic kernel with one CPU: every write lands in the same in-use buffer.
+fn one_cpu_kernel() -> Kernel {
+    Kernel::builder().cpus(1).deterministic(3).build().unwrap()
+}
+
 fn events_lost(s: &Session) -> u32 {
     s.query().expect("query").events_lost
 }
@@ -276,7 +281,7 @@ fn a_stopped_session_takes_no_classic_event() {
 fn a_classic_event_larger_than_the_buffer_is_more_data_and_lost() {
     // rule: EVT-29
     // rule: EVT-06
-    let k = Kernel::builder().cpus(1).deterministic(3).build().unwrap();
+    let k = one_cpu_kernel();
     let app = user_process(&k, "app.exe");
     let s = file_session(&k, "classic-big", 4);
     // A 4 KB buffer holds 4096 − 72 bytes of records: the largest classic event fits.
@@ -320,7 +325,7 @@ fn a_classic_event_larger_than_the_buffer_is_more_data_and_lost() {
 fn with_no_free_buffer_a_classic_event_is_not_enough_memory() {
     // rule: EVT-29
     // rule: EVT-07
-    let k = Kernel::builder().cpus(1).deterministic(3).build().unwrap();
+    let k = one_cpu_kernel();
     let app = user_process(&k, "app.exe");
     let s = k
         .session("classic-tight")

@@ -19,29 +19,16 @@
  * Prints what it does; exits non-zero on any failure.
  */
 #define UNICODE
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "etwsim.h"
+#include "example_support.h"
 
 #define SESSION_NAME L"etwsim classic example"
-#define MAX_PATH_CHARS 1024
 #define EVENTS 120 /* a third of each form */
 
 /* The provider's control GUID {2b6f4e1c-90a7-4d35-8c1e-7a2d9f0b3c41} */
 static const GUID ControlGuid = {0x2b6f4e1c, 0x90a7, 0x4d35, {0x8c, 0x1e, 0x7a, 0x2d, 0x9f, 0x0b, 0x3c, 0x41}};
 /* Its event class {2b6f4e1c-90a7-4d35-8c1e-7a2d9f0b3c42} */
 static const GUID EventClassGuid = {0x2b6f4e1c, 0x90a7, 0x4d35, {0x8c, 0x1e, 0x7a, 0x2d, 0x9f, 0x0b, 0x3c, 0x42}};
-
-static int failures;
-#define CHECK(cond, ...)                                       \
-    do {                                                       \
-        if (!(cond)) {                                         \
-            fprintf(stderr, "FAILED: " __VA_ARGS__);           \
-            fprintf(stderr, "\n");                             \
-            failures++;                                        \
-        }                                                      \
-    } while (0)
 
 /* What the control callback was told. */
 static TRACEHANDLE g_logger;
@@ -165,37 +152,16 @@ static VOID WINAPI OnEvent(PEVENT_RECORD r) {
 
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : "etwsim_classic.etl";
-    WCHAR wpath[MAX_PATH_CHARS];
-    size_t n = strlen(path);
-    if (n >= MAX_PATH_CHARS) {
-        fprintf(stderr, "path too long\n");
-        return 2;
-    }
-    for (size_t i = 0; i <= n; i++) {
-        wpath[i] = (WCHAR)(unsigned char)path[i];
-    }
+    WCHAR wpath[EXAMPLE_MAX_PATH];
 
-    /* 1. A sequential file session. */
-    ULONG size = sizeof(EVENT_TRACE_PROPERTIES) + sizeof(SESSION_NAME) + sizeof wpath;
-    PEVENT_TRACE_PROPERTIES props = (PEVENT_TRACE_PROPERTIES)calloc(1, size);
+    /* 1. A sequential file session with 16 KB buffers. */
+    TRACEHANDLE session;
+    PEVENT_TRACE_PROPERTIES props =
+        example_start_file_session(path, wpath, SESSION_NAME, sizeof(SESSION_NAME), 16, &session);
     if (props == NULL) {
-        return 2;
-    }
-    props->Wnode.BufferSize = size;
-    props->Wnode.Flags = WNODE_FLAG_TRACED_GUID;
-    props->Wnode.ClientContext = 1;
-    props->LogFileMode = EVENT_TRACE_FILE_MODE_SEQUENTIAL;
-    props->BufferSize = 16;
-    props->LoggerNameOffset = sizeof(EVENT_TRACE_PROPERTIES);
-    props->LogFileNameOffset = sizeof(EVENT_TRACE_PROPERTIES) + sizeof(SESSION_NAME);
-    memcpy((char *)props + props->LogFileNameOffset, wpath, (n + 1) * sizeof(WCHAR));
-    TRACEHANDLE session = 0;
-    ULONG status = StartTrace(&session, SESSION_NAME, props);
-    CHECK(status == ERROR_SUCCESS, "StartTrace returned %u", status);
-    printf("controller: StartTrace(%s) -> %u\n", path, status);
-    if (status != ERROR_SUCCESS) {
         return 1;
     }
+    ULONG status;
 
     /* 2. The classic provider registers its control GUID and its event class. */
     TRACE_GUID_REGISTRATION classes[1] = {{&EventClassGuid, NULL}};
@@ -235,30 +201,12 @@ int main(int argc, char **argv) {
     /* 6. Read it back. */
     struct reader rd;
     memset(&rd, 0, sizeof rd);
-    EVENT_TRACE_LOGFILEW logfile;
-    memset(&logfile, 0, sizeof logfile);
-    logfile.LogFileName = wpath;
-    logfile.ProcessTraceMode = PROCESS_TRACE_MODE_EVENT_RECORD;
-    logfile.EventRecordCallback = OnEvent;
-    logfile.Context = &rd;
-    TRACEHANDLE h = OpenTraceW(&logfile);
-    CHECK(h != INVALID_PROCESSTRACE_HANDLE, "OpenTrace failed: %u", GetLastError());
-    if (h == INVALID_PROCESSTRACE_HANDLE) {
-        return 1;
-    }
-    status = ProcessTrace(&h, 1, NULL, NULL);
-    CHECK(status == ERROR_SUCCESS, "ProcessTrace returned %u", status);
-    CHECK(CloseTrace(h) == ERROR_SUCCESS, "CloseTrace failed");
+    example_read_file(wpath, OnEvent, &rd);
     printf("consumer: %u classic events (%u START, %u END), %u wrong\n", rd.events, rd.starts, rd.ends, rd.bad);
     CHECK(rd.events == EVENTS, "read %u events, wanted %d", rd.events, EVENTS);
     CHECK(rd.starts == 1 && rd.ends == 1, "START/END types wrong");
     CHECK(rd.bad == 0, "%u events with wrong fields or out of order", rd.bad);
     free(props);
-
-    if (failures != 0) {
-        fprintf(stderr, "classic_provider: %d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("classic_provider: ok (%s holds %d classic events)\n", path, EVENTS);
-    return 0;
+    printf("classic_provider: %s holds %d classic events\n", path, EVENTS);
+    return example_result("classic_provider");
 }

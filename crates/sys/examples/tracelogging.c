@@ -22,15 +22,12 @@
  * Prints each event as the consumer decoded it; exits non-zero on any failure.
  */
 #define UNICODE
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "etwsim.h"
+#include "example_support.h"
 
 #define SESSION_NAME L"etwsim tracelogging example"
 #define PROVIDER_NAME "Etwsim.Example.TraceLogging"
 #define EVENT_NAME "Sample"
-#define MAX_PATH_CHARS 1024
 #define EVENTS 3
 #define BLOB_MAX 256
 
@@ -43,16 +40,6 @@
 
 /* {c3a1d2e4-5b6f-4a70-8192-a3b4c5d6e7f8} */
 static const GUID ProviderGuid = {0xc3a1d2e4, 0x5b6f, 0x4a70, {0x81, 0x92, 0xa3, 0xb4, 0xc5, 0xd6, 0xe7, 0xf8}};
-
-static int failures;
-#define CHECK(cond, ...)                                       \
-    do {                                                       \
-        if (!(cond)) {                                         \
-            fprintf(stderr, "FAILED: " __VA_ARGS__);           \
-            fprintf(stderr, "\n");                             \
-            failures++;                                        \
-        }                                                      \
-    } while (0)
 
 /* A metadata blob under construction: a UINT16 size first, filled in by blob_end. */
 struct blob {
@@ -244,37 +231,16 @@ static VOID WINAPI OnEvent(PEVENT_RECORD r) {
 
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : "etwsim_tracelogging.etl";
-    WCHAR wpath[MAX_PATH_CHARS];
-    size_t n = strlen(path);
-    if (n >= MAX_PATH_CHARS) {
-        fprintf(stderr, "path too long\n");
-        return 2;
-    }
-    for (size_t i = 0; i <= n; i++) {
-        wpath[i] = (WCHAR)(unsigned char)path[i];
-    }
+    WCHAR wpath[EXAMPLE_MAX_PATH];
 
-    /* 1. A sequential file session. */
-    ULONG size = sizeof(EVENT_TRACE_PROPERTIES) + sizeof(SESSION_NAME) + sizeof wpath;
-    PEVENT_TRACE_PROPERTIES props = (PEVENT_TRACE_PROPERTIES)calloc(1, size);
+    /* 1. A sequential file session with 16 KB buffers. */
+    TRACEHANDLE session;
+    PEVENT_TRACE_PROPERTIES props =
+        example_start_file_session(path, wpath, SESSION_NAME, sizeof(SESSION_NAME), 16, &session);
     if (props == NULL) {
-        return 2;
-    }
-    props->Wnode.BufferSize = size;
-    props->Wnode.Flags = WNODE_FLAG_TRACED_GUID;
-    props->Wnode.ClientContext = 1;
-    props->LogFileMode = EVENT_TRACE_FILE_MODE_SEQUENTIAL;
-    props->BufferSize = 16;
-    props->LoggerNameOffset = sizeof(EVENT_TRACE_PROPERTIES);
-    props->LogFileNameOffset = sizeof(EVENT_TRACE_PROPERTIES) + sizeof(SESSION_NAME);
-    memcpy((char *)props + props->LogFileNameOffset, wpath, (n + 1) * sizeof(WCHAR));
-    TRACEHANDLE session = 0;
-    ULONG status = StartTrace(&session, SESSION_NAME, props);
-    CHECK(status == ERROR_SUCCESS, "StartTrace returned %u", status);
-    printf("controller: StartTrace(%s) -> %u\n", path, status);
-    if (status != ERROR_SUCCESS) {
         return 1;
     }
+    ULONG status;
 
     /* 2. The provider: registered, its traits set (the name), enabled. */
     struct blob traits = {{0}, 2};
@@ -326,29 +292,11 @@ int main(int argc, char **argv) {
     /* 5. Read it back. */
     struct reader rd;
     memset(&rd, 0, sizeof rd);
-    EVENT_TRACE_LOGFILEW logfile;
-    memset(&logfile, 0, sizeof logfile);
-    logfile.LogFileName = wpath;
-    logfile.ProcessTraceMode = PROCESS_TRACE_MODE_EVENT_RECORD;
-    logfile.EventRecordCallback = OnEvent;
-    logfile.Context = &rd;
-    TRACEHANDLE h = OpenTraceW(&logfile);
-    CHECK(h != INVALID_PROCESSTRACE_HANDLE, "OpenTrace failed: %u", GetLastError());
-    if (h == INVALID_PROCESSTRACE_HANDLE) {
-        return 1;
-    }
-    status = ProcessTrace(&h, 1, NULL, NULL);
-    CHECK(status == ERROR_SUCCESS, "ProcessTrace returned %u", status);
-    CHECK(CloseTrace(h) == ERROR_SUCCESS, "CloseTrace failed");
+    example_read_file(wpath, OnEvent, &rd);
     CHECK(rd.events == EVENTS, "decoded %u events, wanted %d", rd.events, EVENTS);
     CHECK(rd.with_traits == EVENTS, "%u events carried the provider traits", rd.with_traits);
     CHECK(rd.bad == 0, "%u events did not decode to what was written", rd.bad);
     free(props);
-
-    if (failures != 0) {
-        fprintf(stderr, "tracelogging: %d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("tracelogging: ok (%s holds %d TraceLogging events)\n", path, EVENTS);
-    return 0;
+    printf("tracelogging: %s holds %d TraceLogging events\n", path, EVENTS);
+    return example_result("tracelogging");
 }

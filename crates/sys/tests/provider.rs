@@ -318,6 +318,27 @@ unsafe extern "system" fn on_request(
     0
 }
 
+/// RegisterTraceGuidsW with `on_request` and `context`, which must succeed: the registration
+/// handle.
+fn register_classic(g: &GUID, reg: &mut [TRACE_GUID_REGISTRATION], context: *const c_void) -> u64 {
+    let mut handle = 0u64;
+    // SAFETY: valid pointers; `reg` holds `reg.len()` entries.
+    let code = unsafe {
+        RegisterTraceGuidsW(
+            Some(on_request),
+            context,
+            g,
+            reg.len() as u32,
+            reg.as_mut_ptr(),
+            null(),
+            null(),
+            &mut handle,
+        )
+    };
+    assert_eq!(code, OK);
+    handle
+}
+
 #[test]
 fn a_classic_provider_gets_its_control_callback_and_the_legacy_getters() {
     let _g = setup();
@@ -386,20 +407,7 @@ fn a_classic_provider_gets_its_control_callback_and_the_legacy_getters() {
     }
     assert_eq!(snapshot(), before);
     let context = 0xABC_usize as *const c_void;
-    // SAFETY: valid pointers.
-    let code = unsafe {
-        RegisterTraceGuidsW(
-            Some(on_request),
-            context,
-            &g,
-            1,
-            reg.as_mut_ptr(),
-            null(),
-            null(),
-            &mut handle,
-        )
-    };
-    assert_eq!(code, OK);
+    let handle = register_classic(&g, &mut reg, context);
     assert_ne!(handle, 0);
     assert!(
         !reg[0].RegHandle.is_null(),
@@ -597,22 +605,8 @@ fn trace_event_writes_classic_records_into_the_enabling_session() {
         Guid: &g,
         RegHandle: null_mut(),
     }];
-    let mut handle = 0u64;
     CLASSIC.lock().unwrap_or_else(|e| e.into_inner()).clear();
-    // SAFETY: valid pointers; `reg` holds one entry.
-    let code = unsafe {
-        RegisterTraceGuidsW(
-            Some(on_request),
-            null(),
-            &g,
-            1,
-            reg.as_mut_ptr(),
-            null(),
-            null(),
-            &mut handle,
-        )
-    };
-    assert_eq!(code, OK);
+    let handle = register_classic(&g, &mut reg, null());
     // rule: PRV-23
     // SAFETY: a valid GUID.
     assert_eq!(unsafe { EnableTrace(1, 0x10, 2, &g, session) }, OK);
