@@ -10,8 +10,11 @@
 #                simulated machine lives in process-wide statics until exit, and valgrind
 #                calls the hash tables and atomically swapped tables it holds "possibly
 #                lost" (their only pointers point inside the allocation).
-#   --etl-check  also read the .etl that file_session writes with both third-party parsers
-#                (../shared/tools/etl-check; the venv is made once in target/etl-check-venv).
+#   --etl-check  also read the .etl files the examples write (file_session, classic_provider,
+#                tracelogging) with both third-party parsers (../shared/tools/etl-check; the
+#                venv is made once in target/etl-check-venv); for tracelogging's, compare the
+#                event and field names and values both parsers decode with what the program
+#                wrote (crates/sys/tests/tracelogging_etl_check.py).
 #
 # Needs gcc and g++ (and valgrind with --valgrind); exits non-zero on any failure.
 set -euo pipefail
@@ -96,14 +99,25 @@ for l in sys.stdin:
 fi
 
 if [ "$etl_check" -eq 1 ]; then
-  echo "== etl-check of file_session's .etl"
   shared=../shared/tools/etl-check
   bash "$shared/setup.sh" target/etl-check-venv >/dev/null
-  target/etl-check-venv/bin/python "$shared/etl_check.py" "$out/run/etwsim_file_session.etl" \
-    --quiet --expect 500 >"$out/etl_check.log" 2>&1 || {
-      cat "$out/etl_check.log"
+  py=target/etl-check-venv/bin/python
+  # etl_check FILE EVENTS [extra etl_check.py arguments]
+  etl_check() {
+    local file=$1 events=$2 log
+    shift 2
+    echo "== etl-check of $file"
+    log="$out/$(basename "$file" .etl).etl_check.log"
+    "$py" "$shared/etl_check.py" "$out/run/$file" --quiet --expect "$events" "$@" >"$log" 2>&1 || {
+      cat "$log"
       exit 1
     }
-  tail -1 "$out/etl_check.log"
+    tail -1 "$log"
+  }
+  etl_check etwsim_file_session.etl 500
+  etl_check etwsim_classic.etl 120
+  etl_check etwsim_tracelogging.etl 3 --json "$out/tracelogging.jsonl"
+  "$py" crates/sys/tests/tracelogging_etl_check.py "$out/run/etwsim_tracelogging.etl" \
+    "$out/tracelogging.jsonl"
 fi
 echo "run_examples: all ok${valgrind:+ (under valgrind)}"

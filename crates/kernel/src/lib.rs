@@ -61,6 +61,7 @@ pub use control::session::{
 pub use control::traits::{
     EventInfoClass, ProviderTraits, TRAIT_TYPE_DECODE_GUID, TRAIT_TYPE_GROUP,
 };
+pub use data::classic::{ClassicEvent, EVENT_TRACE_HEADER_SIZE};
 pub use data::consumer::{Consumer, ConsumerOptions, RT_LOST_BUFFER, RT_LOST_EVENT, RT_LOST_FILE};
 pub use data::logger::{BufferInfo, MemorySink, Sink};
 pub use data::write::{EVENT_WRITE_FLAG_INPRIVATE, EVENT_WRITE_FLAG_NO_FAULTING, WriteOptions};

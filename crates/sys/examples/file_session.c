@@ -14,29 +14,16 @@
  * Prints what it does; exits non-zero on any failure.
  */
 #define UNICODE
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "etwsim.h"
+#include "example_support.h"
 
 #define SESSION_NAME L"etwsim file example"
-#define MAX_PATH_CHARS 1024
 #define EVENTS 500
 
 /* {3f9c2b7a-1d44-4e0c-a7d2-6b2f8e9c0d11} */
 static const GUID ProviderGuid = {0x3f9c2b7a, 0x1d44, 0x4e0c, {0xa7, 0xd2, 0x6b, 0x2f, 0x8e, 0x9c, 0x0d, 0x11}};
 /* {0b0f1e2d-3c4b-4a59-8687-98a9bacbdcee} */
 static const GUID Activity = {0x0b0f1e2d, 0x3c4b, 0x4a59, {0x86, 0x87, 0x98, 0xa9, 0xba, 0xcb, 0xdc, 0xee}};
-
-static int failures;
-#define CHECK(cond, ...)                                       \
-    do {                                                       \
-        if (!(cond)) {                                         \
-            fprintf(stderr, "FAILED: " __VA_ARGS__);           \
-            fprintf(stderr, "\n");                             \
-            failures++;                                        \
-        }                                                      \
-    } while (0)
 
 struct reader {
     unsigned events;
@@ -96,39 +83,17 @@ static ULONG WINAPI OnBuffer(PEVENT_TRACE_LOGFILEW logfile) {
 
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : "etwsim_file_session.etl";
-    WCHAR wpath[MAX_PATH_CHARS];
-    size_t n = strlen(path);
-    if (n >= MAX_PATH_CHARS) {
-        fprintf(stderr, "path too long\n");
-        return 2;
-    }
-    for (size_t i = 0; i <= n; i++) {
-        wpath[i] = (WCHAR)(unsigned char)path[i];
-    }
+    WCHAR wpath[EXAMPLE_MAX_PATH];
 
-    /* 1. Properties, then the session name, then the log file name. */
-    ULONG size = sizeof(EVENT_TRACE_PROPERTIES) + sizeof(SESSION_NAME) + sizeof wpath;
-    PEVENT_TRACE_PROPERTIES props = (PEVENT_TRACE_PROPERTIES)calloc(1, size);
+    /* 1. Properties, then the session name, then the log file name (example_support.h):
+     *    a sequential file with 64 KB buffers. */
+    TRACEHANDLE session;
+    PEVENT_TRACE_PROPERTIES props =
+        example_start_file_session(path, wpath, SESSION_NAME, sizeof(SESSION_NAME), 64, &session);
     if (props == NULL) {
-        return 2;
-    }
-    props->Wnode.BufferSize = size;
-    props->Wnode.Flags = WNODE_FLAG_TRACED_GUID;
-    props->Wnode.ClientContext = 1;
-    props->LogFileMode = EVENT_TRACE_FILE_MODE_SEQUENTIAL;
-    props->MaximumFileSize = 0; /* no limit */
-    props->BufferSize = 64;
-    props->LoggerNameOffset = sizeof(EVENT_TRACE_PROPERTIES);
-    props->LogFileNameOffset = sizeof(EVENT_TRACE_PROPERTIES) + sizeof(SESSION_NAME);
-    memcpy((char *)props + props->LogFileNameOffset, wpath, (n + 1) * sizeof(WCHAR));
-
-    TRACEHANDLE session = 0;
-    ULONG status = StartTrace(&session, SESSION_NAME, props);
-    CHECK(status == ERROR_SUCCESS, "StartTrace returned %u", status);
-    printf("controller: StartTrace(%s) -> %u\n", path, status);
-    if (status != ERROR_SUCCESS) {
         return 1;
     }
+    ULONG status;
 
     /* 2. A provider, enabled with keyword 0x1. */
     REGHANDLE reg = 0;
@@ -204,11 +169,6 @@ int main(int argc, char **argv) {
     CHECK(rd.header_events >= 1, "no header event (EventTraceGuid) was delivered");
     CHECK(rd.buffer_calls >= 1, "BufferCallback never ran");
     free(props);
-
-    if (failures != 0) {
-        fprintf(stderr, "file_session: %d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("file_session: ok (%s holds %d events)\n", path, EVENTS);
-    return 0;
+    printf("file_session: %s holds %d events\n", path, EVENTS);
+    return example_result("file_session");
 }

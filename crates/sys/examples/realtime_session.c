@@ -15,26 +15,15 @@
  */
 #define UNICODE
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "etwsim.h"
+#include "example_support.h"
 
 #define SESSION_NAME L"etwsim realtime example"
 #define EVENTS 100
 
 /* {8c1d0a1e-77e4-4f0b-9b1c-5e4f3f6a2b01} */
 static const GUID ProviderGuid = {0x8c1d0a1e, 0x77e4, 0x4f0b, {0x9b, 0x1c, 0x5e, 0x4f, 0x3f, 0x6a, 0x2b, 0x01}};
-
-static int failures;
-#define CHECK(cond, ...)                                       \
-    do {                                                       \
-        if (!(cond)) {                                         \
-            fprintf(stderr, "FAILED: " __VA_ARGS__);           \
-            fprintf(stderr, "\n");                             \
-            failures++;                                        \
-        }                                                      \
-    } while (0)
 
 /* Written by the enable callback (on the controller's thread) and read after. */
 static ULONG g_is_enabled = 0xFFFFFFFFu;
@@ -198,10 +187,5 @@ int main(void) {
     CHECK(status == ERROR_INVALID_HANDLE, "a second EventUnregister returned %u", status);
     free(props);
 
-    if (failures != 0) {
-        fprintf(stderr, "realtime_session: %d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("realtime_session: ok\n");
-    return 0;
+    return example_result("realtime_session");
 }

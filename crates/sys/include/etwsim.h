@@ -18,9 +18,8 @@
  * first call. GetLastError/SetLastError are provided because the consumer samples call
  * GetLastError() after OpenTrace.
  *
- * Not modelled: TraceEvent checks its arguments, then returns ERROR_NOT_SUPPORTED (no
- * classic event path yet); EnableTraceEx2's Timeout is ignored (callbacks have always run
- * when it returns).
+ * Not modelled: EnableTraceEx2's Timeout is ignored (callbacks have always run when it
+ * returns).
  */
 #ifndef ETWSIM_H
 #define ETWSIM_H
@@ -716,6 +715,14 @@ typedef struct _EVENT_TRACE_HEADER {
     };
 } EVENT_TRACE_HEADER, *PEVENT_TRACE_HEADER;
 
+/* With WNODE_FLAG_USE_MOF_PTR, up to MAX_MOF_FIELDS of these follow the EVENT_TRACE_HEADER
+   (Size = 48 + 16 * count) and TraceEvent copies the blocks they point at. */
+typedef struct _MOF_FIELD {
+    ULONG64 DataPtr;
+    ULONG Length;
+    ULONG DataType;
+} MOF_FIELD, *PMOF_FIELD;
+
 /* ---- evntcons.h / evntrace.h: consuming ---- */
 typedef struct _ETW_BUFFER_CONTEXT {
     union {
@@ -895,6 +902,7 @@ ETWSIM_STATIC_ASSERT(sizeof(TRACE_PROVIDER_INSTANCE_INFO) == 16, "TRACE_PROVIDER
 ETWSIM_STATIC_ASSERT(sizeof(TRACE_ENABLE_INFO) == 32, "TRACE_ENABLE_INFO");
 ETWSIM_STATIC_ASSERT(sizeof(TRACE_GUID_REGISTRATION) == 16, "TRACE_GUID_REGISTRATION");
 ETWSIM_STATIC_ASSERT(sizeof(EVENT_TRACE_HEADER) == 48, "EVENT_TRACE_HEADER");
+ETWSIM_STATIC_ASSERT(sizeof(MOF_FIELD) == 16, "MOF_FIELD");
 ETWSIM_STATIC_ASSERT(sizeof(ETW_BUFFER_CONTEXT) == 4, "ETW_BUFFER_CONTEXT");
 ETWSIM_STATIC_ASSERT(sizeof(EVENT_TRACE) == 88, "EVENT_TRACE");
 ETWSIM_STATIC_ASSERT(offsetof(EVENT_TRACE, MofData) == 72, "EVENT_TRACE.MofData");

@@ -625,6 +625,19 @@ pub struct EVENT_TRACE_HEADER_3_1 {
     pub Flags: u32,
 }
 
+/// `MOF_FIELD` (evntrace.h): one block of a classic event's data, when the
+/// `EVENT_TRACE_HEADER` has WNODE_FLAG_USE_MOF_PTR (an array of these follows the header).
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct MOF_FIELD {
+    /// `DataPtr`: the block's address.
+    pub DataPtr: u64,
+    /// `Length`: bytes at `DataPtr`.
+    pub Length: u32,
+    /// `DataType`: reserved.
+    pub DataType: u32,
+}
+
 /// `EVENT_TRACE` (evntrace.h): what the legacy EventCallback receives.
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -1015,6 +1028,7 @@ const _: () = {
     assert!(offset_of!(EVENT_RECORD, UserContext) == 104);
     assert!(size_of::<EVENT_TRACE_HEADER>() == 48);
     assert!(offset_of!(EVENT_TRACE_HEADER, Anonymous3) == 24);
+    assert!(size_of::<MOF_FIELD>() == 16);
     assert!(size_of::<EVENT_TRACE>() == 88);
     assert!(offset_of!(EVENT_TRACE, MofData) == 72);
     assert!(size_of::<TRACE_LOGFILE_HEADER>() == 280);

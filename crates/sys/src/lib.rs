@@ -29,8 +29,7 @@
 //! the sizes callers allocate keep their meaning.
 //!
 //! **Outside Microsoft's list.** `GetLastError`/`SetLastError` are exported because the
-//! consumer samples call `GetLastError()` after OpenTrace. TraceEvent checks its arguments
-//! and then returns `ERROR_NOT_SUPPORTED` (no classic event path in the engine yet).
+//! consumer samples call `GetLastError()` after OpenTrace.
 //!
 //! ```
 //! use etwsim_sys::windows_sys::Win32::System::Diagnostics::Etw::*;

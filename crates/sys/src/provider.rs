@@ -679,14 +679,24 @@ pub extern "system" fn GetTraceEnableFlags(tracehandle: u64) -> u32 {
     })
 }
 
-/// `TraceEvent(SessionHandle, EventTrace)` (EVT-29): its argument checks —
-/// `ERROR_INVALID_PARAMETER` for a 0 handle, a NULL header or a Size below the header's,
-/// `ERROR_INVALID_FLAG_NUMBER` without WNODE_FLAG_TRACED_GUID in Flags,
-/// `ERROR_INVALID_HANDLE` for a handle that names no running session — and then
-/// `ERROR_NOT_SUPPORTED`: the engine has no classic event path yet.
+/// `TraceEvent(SessionHandle, EventTrace)` (EVT-29): writes a classic event into the
+/// session the handle names (the one GetTraceLoggerHandle gave the control callback).
+///
+/// The `EVENT_TRACE_HEADER` gives `Class.Type`, `Class.Level`, `Class.Version` and the event
+/// class GUID — `Guid`, or the GUID `GuidPtr` points at with WNODE_FLAG_USE_GUID_PTR — and
+/// `Size`: the data is the `Size - 48` bytes after the header, or, with
+/// WNODE_FLAG_USE_MOF_PTR, the blocks of the `(Size - 48) / 16` `MOF_FIELD`s that follow it
+/// (at most `MAX_MOF_FIELDS`). The kernel fills in ThreadId, ProcessId and TimeStamp; the
+/// caller's header is not changed. Codes: `ERROR_INVALID_PARAMETER` for a 0 handle, a NULL
+/// header, a `Size` below 48, a NULL `GuidPtr`, a MOF array that is not whole `MOF_FIELD`s
+/// or holds more than 16, or a NULL `DataPtr` with a length; `ERROR_INVALID_FLAG_NUMBER`
+/// without WNODE_FLAG_TRACED_GUID; then the kernel's — `ERROR_INVALID_HANDLE`,
+/// `ERROR_MORE_DATA`, `ERROR_NOT_ENOUGH_MEMORY` — as [`etwsim::Process::trace_event`] says.
 ///
 /// # Safety
-/// `EventTrace` NULL or a readable `EVENT_TRACE_HEADER`.
+/// `EventTrace` NULL or `Size` readable bytes (a header and what follows it); with
+/// WNODE_FLAG_USE_GUID_PTR a readable GUID at `GuidPtr` (if not NULL); with
+/// WNODE_FLAG_USE_MOF_PTR each `MOF_FIELD`'s `Length` readable bytes at `DataPtr`.
 #[unsafe(no_mangle)]
 pub unsafe extern "system" fn TraceEvent(
     tracehandle: u64,
@@ -702,22 +712,83 @@ pub unsafe extern "system" fn TraceEvent(
         }
         // SAFETY: readable (contract).
         let h = unsafe { eventtrace.read_unaligned() };
-        if usize::from(h.Size) < std::mem::size_of::<EVENT_TRACE_HEADER>() {
+        const HEADER: usize = std::mem::size_of::<EVENT_TRACE_HEADER>();
+        let Some(extra) = usize::from(h.Size).checked_sub(HEADER) else {
             return INVALID_PARAMETER;
-        }
+        };
         // SAFETY: every bit pattern is a valid pair of u32.
         let flags = unsafe { h.Anonymous4.Anonymous2.Flags };
         if flags & WNODE_FLAG_TRACED_GUID == 0 {
             return Win32Error::ERROR_INVALID_FLAG_NUMBER.code();
         }
-        let running = m
-            .kernel
-            .sessions()
-            .iter()
-            .any(|s| s.handle.0 == tracehandle && s.name != etwsim::KERNEL_LOGGER_NAME);
-        if !running {
-            return INVALID_HANDLE;
+        let guid = if flags & WNODE_FLAG_USE_GUID_PTR != 0 {
+            // SAFETY: every bit pattern is a valid u64.
+            let ptr = unsafe { h.Anonymous3.GuidPtr };
+            // SAFETY: a readable GUID when not NULL (contract).
+            match unsafe { guid_arg(std::ptr::with_exposed_provenance::<GUID>(ptr as usize)) } {
+                Some(g) => g,
+                None => return INVALID_PARAMETER,
+            }
+        } else {
+            // SAFETY: every bit pattern is a valid GUID.
+            Guid::from(unsafe { h.Anonymous3.Guid })
+        };
+        // SAFETY: `Size` bytes are readable at `eventtrace`, and `extra` of them follow the
+        // header; u8 has no alignment.
+        let after =
+            unsafe { std::slice::from_raw_parts(eventtrace.cast::<u8>().add(HEADER), extra) };
+        // SAFETY: forwarded contract for the MOF_FIELD blocks.
+        let blocks = match unsafe { event_data(flags, after) } {
+            Some(b) => b,
+            None => return INVALID_PARAMETER,
+        };
+        // SAFETY: a readable header (contract); the Class member is valid for any bits.
+        let class = unsafe { h.Anonymous2.Class };
+        let event = etwsim::ClassicEvent {
+            class_type: class.Type,
+            class_level: class.Level,
+            class_version: class.Version,
+            guid,
+            data: &blocks,
+        };
+        match m.process.trace_event(TraceHandle(tracehandle), &event) {
+            Ok(()) => 0,
+            Err(e) => e.win32_code().code(),
         }
-        Win32Error::ERROR_NOT_SUPPORTED.code()
     })
+}
+
+/// The data blocks of a classic event whose header is followed by `after`: `after` itself,
+/// or with WNODE_FLAG_USE_MOF_PTR the blocks of the `MOF_FIELD` array it holds. `None` for an
+/// array that is not whole `MOF_FIELD`s, holds more than `MAX_MOF_FIELDS`, or has a NULL
+/// `DataPtr` with a non-zero `Length`.
+///
+/// # Safety
+/// With WNODE_FLAG_USE_MOF_PTR, each `MOF_FIELD`'s `Length` bytes at `DataPtr` are readable
+/// for `'a`.
+unsafe fn event_data(flags: u32, after: &[u8]) -> Option<Vec<&[u8]>> {
+    if flags & WNODE_FLAG_USE_MOF_PTR == 0 {
+        return Some(vec![after]);
+    }
+    const FIELD: usize = std::mem::size_of::<MOF_FIELD>();
+    if after.len() % FIELD != 0 || after.len() / FIELD > MAX_MOF_FIELDS as usize {
+        return None;
+    }
+    after
+        .chunks_exact(FIELD)
+        .map(|f| {
+            let ptr = u64::from_le_bytes(f[..8].try_into().expect("8 bytes"));
+            let len = u32::from_le_bytes(f[8..12].try_into().expect("4 bytes")) as usize;
+            match (ptr, len) {
+                (_, 0) => Some(&[][..]),
+                (0, _) => None,
+                _ => {
+                    let p = std::ptr::with_exposed_provenance::<u8>(ptr as usize);
+                    // SAFETY: `Length` readable bytes at `DataPtr` (contract); u8 has no
+                    // alignment.
+                    Some(unsafe { std::slice::from_raw_parts(p, len) })
+                }
+            }
+        })
+        .collect()
 }

@@ -318,6 +318,27 @@ unsafe extern "system" fn on_request(
     0
 }
 
+/// RegisterTraceGuidsW with `on_request` and `context`, which must succeed: the registration
+/// handle.
+fn register_classic(g: &GUID, reg: &mut [TRACE_GUID_REGISTRATION], context: *const c_void) -> u64 {
+    let mut handle = 0u64;
+    // SAFETY: valid pointers; `reg` holds `reg.len()` entries.
+    let code = unsafe {
+        RegisterTraceGuidsW(
+            Some(on_request),
+            context,
+            g,
+            reg.len() as u32,
+            reg.as_mut_ptr(),
+            null(),
+            null(),
+            &mut handle,
+        )
+    };
+    assert_eq!(code, OK);
+    handle
+}
+
 #[test]
 fn a_classic_provider_gets_its_control_callback_and_the_legacy_getters() {
     let _g = setup();
@@ -386,20 +407,7 @@ fn a_classic_provider_gets_its_control_callback_and_the_legacy_getters() {
     }
     assert_eq!(snapshot(), before);
     let context = 0xABC_usize as *const c_void;
-    // SAFETY: valid pointers.
-    let code = unsafe {
-        RegisterTraceGuidsW(
-            Some(on_request),
-            context,
-            &g,
-            1,
-            reg.as_mut_ptr(),
-            null(),
-            null(),
-            &mut handle,
-        )
-    };
-    assert_eq!(code, OK);
+    let handle = register_classic(&g, &mut reg, context);
     assert_ne!(handle, 0);
     assert!(
         !reg[0].RegHandle.is_null(),
@@ -432,26 +440,248 @@ fn a_classic_provider_gets_its_control_callback_and_the_legacy_getters() {
     assert_eq!(UnregisterTraceGuids(handle), INVALID_PARAMETER);
 }
 
-#[test]
-fn trace_event_checks_its_arguments_then_says_not_supported() {
-    let _g = setup();
-    let (s, _) = start_realtime("sys-trace-event");
-    let mut header = EVENT_TRACE_HEADER {
-        Size: 48,
+/// A classic event as a C caller lays it out: the header, then `Size - 48` bytes (inline
+/// data or a `MOF_FIELD` array), in one 8-aligned block.
+struct TraceBuf(Vec<u64>);
+
+impl TraceBuf {
+    fn new(header: EVENT_TRACE_HEADER, after: &[u8]) -> TraceBuf {
+        let mut bytes = vec![0u8; 48 + after.len()];
+        // SAFETY: EVENT_TRACE_HEADER is 48 plain bytes.
+        let h = unsafe {
+            std::slice::from_raw_parts((&header as *const EVENT_TRACE_HEADER).cast::<u8>(), 48)
+        };
+        bytes[..48].copy_from_slice(h);
+        bytes[48..].copy_from_slice(after);
+        let mut words = vec![0u64; bytes.len().div_ceil(8)];
+        for (w, c) in words.iter_mut().zip(bytes.chunks(8)) {
+            let mut b = [0u8; 8];
+            b[..c.len()].copy_from_slice(c);
+            *w = u64::from_le_bytes(b);
+        }
+        TraceBuf(words)
+    }
+
+    fn ptr(&self) -> *const EVENT_TRACE_HEADER {
+        self.0.as_ptr().cast()
+    }
+}
+
+/// A classic header: `Size` 48 + `extra`, WNODE_FLAG_TRACED_GUID and `flags`, class
+/// `guid(0x9C)`.
+fn classic_header(extra: usize, flags: u32, class_type: u8, level: u8) -> EVENT_TRACE_HEADER {
+    let mut h = EVENT_TRACE_HEADER {
+        Size: (48 + extra) as u16,
         ..Default::default()
     };
+    h.Anonymous2.Class = EVENT_TRACE_HEADER_1_0 {
+        Type: class_type,
+        Level: level,
+        Version: 3,
+    };
+    h.Anonymous3.Guid = guid(0x9C);
+    h.Anonymous4.Anonymous2.Flags = WNODE_FLAG_TRACED_GUID | flags;
+    h
+}
+
+/// One MOF_FIELD per block (DataPtr 0 for an empty one), as the bytes after a header.
+fn mof_fields(blocks: &[&[u8]]) -> Vec<u8> {
+    blocks
+        .iter()
+        .flat_map(|b| {
+            let f = MOF_FIELD {
+                DataPtr: if b.is_empty() { 0 } else { b.as_ptr() as u64 },
+                Length: b.len() as u32,
+                DataType: 0,
+            };
+            let mut v = f.DataPtr.to_le_bytes().to_vec();
+            v.extend_from_slice(&f.Length.to_le_bytes());
+            v.extend_from_slice(&f.DataType.to_le_bytes());
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn trace_event_checks_its_arguments_and_changes_nothing() {
+    let _g = setup();
+    let (s, _) = start_realtime("sys-trace-event");
+    let before = snapshot();
+    let data = *b"abcd";
+    let lost = || {
+        let mut q = PropsBuf::realtime();
+        // SAFETY: a valid properties block, no name.
+        let code = unsafe {
+            ControlTraceW(
+                CONTROLTRACE_HANDLE { Value: s },
+                null(),
+                q.ptr(),
+                EVENT_TRACE_CONTROL_QUERY,
+            )
+        };
+        assert_eq!(code, OK);
+        q.props().EventsLost
+    };
     // rule: EVT-29
-    // SAFETY: NULL or a valid header.
+    // SAFETY: NULL, or headers followed by `Size - 48` readable bytes whose MOF_FIELDs
+    // point at readable blocks (or are NULL, which TraceEvent refuses before reading).
     unsafe {
-        assert_eq!(TraceEvent(0, &header), INVALID_PARAMETER);
+        let mut h = classic_header(0, 0, 1, 4);
+        h.Anonymous4.Anonymous2.Flags = 0;
+        assert_eq!(TraceEvent(0, &h), INVALID_PARAMETER);
         assert_eq!(TraceEvent(s, null()), INVALID_PARAMETER);
-        assert_eq!(TraceEvent(s, &header), INVALID_FLAG_NUMBER);
-        header.Anonymous4.Anonymous2.Flags = WNODE_FLAG_TRACED_GUID;
-        header.Size = 40;
-        assert_eq!(TraceEvent(s, &header), INVALID_PARAMETER);
-        header.Size = 48;
-        assert_eq!(TraceEvent(s + 0x7_0000, &header), INVALID_HANDLE);
-        assert_eq!(TraceEvent(s, &header), NOT_SUPPORTED);
+        assert_eq!(TraceEvent(s, &h), INVALID_FLAG_NUMBER);
+        h.Anonymous4.Anonymous2.Flags = WNODE_FLAG_TRACED_GUID;
+        h.Size = 40;
+        assert_eq!(
+            TraceEvent(s, &h),
+            INVALID_PARAMETER,
+            "Size below the header"
+        );
+        let mut h = classic_header(0, WNODE_FLAG_USE_GUID_PTR, 1, 4);
+        h.Anonymous3.GuidPtr = 0;
+        assert_eq!(TraceEvent(s, &h), INVALID_PARAMETER, "a NULL GuidPtr");
+        let odd = TraceBuf::new(classic_header(8, WNODE_FLAG_USE_MOF_PTR, 1, 4), &[0; 8]);
+        assert_eq!(
+            TraceEvent(s, odd.ptr()),
+            INVALID_PARAMETER,
+            "half a MOF_FIELD"
+        );
+        let blocks: Vec<&[u8]> = vec![&data; 17];
+        let many = mof_fields(&blocks);
+        let seventeen = TraceBuf::new(
+            classic_header(many.len(), WNODE_FLAG_USE_MOF_PTR, 1, 4),
+            &many,
+        );
+        assert_eq!(
+            TraceEvent(s, seventeen.ptr()),
+            INVALID_PARAMETER,
+            "more than MAX_MOF_FIELDS"
+        );
+        let mut null_data = mof_fields(&[&data]);
+        null_data[..8].fill(0);
+        let null_data = TraceBuf::new(classic_header(16, WNODE_FLAG_USE_MOF_PTR, 1, 4), &null_data);
+        assert_eq!(
+            TraceEvent(s, null_data.ptr()),
+            INVALID_PARAMETER,
+            "a NULL DataPtr with a Length"
+        );
+        let ok = TraceBuf::new(classic_header(4, 0, 1, 4), &data);
+        assert_eq!(TraceEvent(s + 0x7_0000, ok.ptr()), INVALID_HANDLE);
+        assert_eq!(snapshot(), before);
+        assert_eq!(lost(), 0);
+        // Sixteen fields are allowed.
+        let sixteen = mof_fields(&blocks[..16]);
+        let sixteen = TraceBuf::new(
+            classic_header(sixteen.len(), WNODE_FLAG_USE_MOF_PTR, 1, 4),
+            &sixteen,
+        );
+        assert_eq!(TraceEvent(s, sixteen.ptr()), OK);
+        assert_eq!(TraceEvent(s, ok.ptr()), OK);
     }
     assert_eq!(stop(s), OK);
+    // SAFETY: a valid header.
+    let stale = unsafe { TraceEvent(s, TraceBuf::new(classic_header(0, 0, 1, 4), &[]).ptr()) };
+    assert_eq!(stale, INVALID_HANDLE, "the session stopped");
+}
+
+#[test]
+fn trace_event_writes_classic_records_into_the_enabling_session() {
+    let _g = setup();
+    let g = guid(0x106);
+    let path = std::env::temp_dir()
+        .join(format!("etwsim-sys-{}-classic.etl", std::process::id()))
+        .to_string_lossy()
+        .into_owned();
+    let mut p = PropsBuf::new(1025, Some(&path));
+    p.props_mut().LogFileMode = EVENT_TRACE_FILE_MODE_SEQUENTIAL;
+    let mut session = CONTROLTRACE_HANDLE::default();
+    let name = wide("sys-classic-file");
+    // SAFETY: valid pointers and block.
+    let code = unsafe { StartTraceW(&mut session, name.as_ptr(), p.ptr()) };
+    assert_eq!(code, OK);
+    let s = session.Value;
+    let mut reg = [TRACE_GUID_REGISTRATION {
+        Guid: &g,
+        RegHandle: null_mut(),
+    }];
+    CLASSIC.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    let handle = register_classic(&g, &mut reg, null());
+    // rule: PRV-23
+    // SAFETY: a valid GUID.
+    assert_eq!(unsafe { EnableTrace(1, 0x10, 2, &g, session) }, OK);
+    let logger = CLASSIC.lock().unwrap_or_else(|e| e.into_inner())[0].1;
+    assert_eq!(logger, s, "GetTraceLoggerHandle gives the session");
+
+    // rule: EVT-29
+    // rule: FLT-27
+    let inline = TraceBuf::new(classic_header(6, 0, 1, 5), b"inline");
+    let class = guid(0x9D);
+    let mut by_ptr = classic_header(3, WNODE_FLAG_USE_GUID_PTR, 2, 1);
+    by_ptr.Anonymous3.GuidPtr = &class as *const GUID as u64;
+    let by_ptr = TraceBuf::new(by_ptr, b"ptr");
+    let (a, b) = (7u32.to_le_bytes(), *b"MOF!");
+    let fields = mof_fields(&[&a, &[], &b]);
+    let mof = TraceBuf::new(
+        classic_header(fields.len(), WNODE_FLAG_USE_MOF_PTR, 3, 4),
+        &fields,
+    );
+    let header_bytes = mof.0.clone();
+    // SAFETY: headers followed by their data; MOF_FIELDs point at live blocks.
+    unsafe {
+        for t in [&inline, &by_ptr, &mof] {
+            assert_eq!(TraceEvent(logger, t.ptr()), OK);
+        }
+    }
+    assert_eq!(
+        mof.0, header_bytes,
+        "TraceEvent leaves the caller's header alone"
+    );
+    // rule: EVT-06
+    // A 65,535-byte record does not fit the 64 KB buffer (65,464 bytes of records).
+    let huge = TraceBuf::new(classic_header(0xFFFF - 48, 0, 4, 4), &vec![1; 0xFFFF - 48]);
+    // SAFETY: a header followed by its data.
+    assert_eq!(unsafe { TraceEvent(logger, huge.ptr()) }, MORE_DATA);
+    assert_eq!(stop(s), OK);
+    assert_eq!(UnregisterTraceGuids(handle), OK);
+
+    let mut f = etwsim::etl::LogFile::open(&path).unwrap();
+    let records = f.records().collect::<Result<Vec<_>, _>>().unwrap();
+    let classic: Vec<_> = records
+        .iter()
+        .filter_map(etwsim::etl::Record::as_trace)
+        .filter(|t| t.kind() == Some(etwsim::etl::RecordKind::Classic))
+        .map(|t| {
+            (
+                t.event_type(),
+                t.level,
+                t.version,
+                t.guid,
+                t.payload.clone(),
+                t.process_id,
+            )
+        })
+        .collect();
+    let pid = Some(etwsim_process_id());
+    assert_eq!(
+        classic,
+        [
+            (1, 5, 3, Some(guid(0x9C).into()), b"inline".to_vec(), pid),
+            (2, 1, 3, Some(class.into()), b"ptr".to_vec(), pid),
+            (
+                3,
+                4,
+                3,
+                Some(guid(0x9C).into()),
+                b"\x07\x00\x00\x00MOF!".to_vec(),
+                pid
+            ),
+        ]
+    );
+    assert_eq!(
+        f.header().events_lost,
+        1,
+        "the refused event counts as lost"
+    );
+    let _ = std::fs::remove_file(&path);
 }

@@ -160,6 +160,7 @@ fn every_structure_has_the_windows_sys_layout() {
         EVENT_TRACE_HEADER_1_0 { Type, Level, Version }
         EVENT_TRACE_HEADER_2 { Guid, GuidPtr }
         EVENT_TRACE_HEADER_3 { Anonymous1, ProcessorTime, Anonymous2 }
+        MOF_FIELD { DataPtr, Length, DataType }
         EVENT_TRACE_HEADER_3_0 { KernelTime, UserTime }
         EVENT_TRACE_HEADER_3_1 { ClientContext, Flags }
         EVENT_TRACE { Header, InstanceId, ParentInstanceId, ParentGuid, MofData, MofLength, Anonymous }
@@ -266,6 +267,10 @@ fn every_constant_has_the_windows_sys_value_and_type() {
         EVENT_CONTROL_CODE_CAPTURE_STATE,
         EVENT_CONTROL_CODE_DISABLE_PROVIDER,
         EVENT_CONTROL_CODE_ENABLE_PROVIDER,
+        EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA,
+        EVENT_DATA_DESCRIPTOR_TYPE_NONE,
+        EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA,
+        EVENT_DATA_DESCRIPTOR_TYPE_TIMESTAMP_OVERRIDE,
         EVENT_ENABLE_PROPERTY_ENABLE_KEYWORD_0,
         EVENT_ENABLE_PROPERTY_ENABLE_SILOS,
         EVENT_ENABLE_PROPERTY_EVENT_KEY,
@@ -517,6 +522,7 @@ fn every_constant_has_the_windows_sys_value_and_type() {
         MAX_EVENT_FILTER_EVENT_NAME_SIZE,
         MAX_EVENT_FILTER_PAYLOAD_SIZE,
         MAX_EVENT_FILTER_PID_COUNT,
+        MAX_MOF_FIELDS,
         PROCESS_TRACE_MODE_EVENT_RECORD,
         PROCESS_TRACE_MODE_RAW_TIMESTAMP,
         PROCESS_TRACE_MODE_REAL_TIME,

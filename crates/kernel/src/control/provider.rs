@@ -1464,6 +1464,25 @@ impl ClassicProvider {
     pub fn guid(&self) -> Guid {
         self.inner.guid()
     }
+    /// `TraceEvent` into the session `logger` names (the handle the control callback got),
+    /// as the registering process: [`Process::trace_event`].
+    ///
+    /// # Errors
+    /// As [`Process::trace_event`].
+    pub fn trace_event(
+        &self,
+        logger: TraceHandle,
+        event: &crate::data::classic::ClassicEvent<'_>,
+    ) -> Result<()> {
+        let reg = &self.inner.reg;
+        crate::data::classic::trace_event(
+            &self.inner.kernel,
+            reg.process_key,
+            reg.pid,
+            logger,
+            event,
+        )
+    }
     /// `UnregisterTraceGuids`.
     ///
     /// # Errors

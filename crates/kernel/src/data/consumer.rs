@@ -2,11 +2,12 @@
 //! (CON-01…CON-08, BUF-12…BUF-14, SES-65).
 
 use crate::control::session::{LoggerContext, Target};
+use crate::data::classic::buffer_events;
 use crate::data::logger::{ConsumerQueue, RtItem};
 use crate::machine::kernel::Kernel;
 use crate::machine::process::Process;
 use crate::{Error, Result};
-use etwsim_types::record::{decode_buffer, header_flags};
+use etwsim_types::record::header_flags;
 use etwsim_types::{EventDescriptor, EventHeader, EventRecord, Guid, Level, LogFileMode, Opcode};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -133,7 +134,7 @@ impl Consumer {
             match item {
                 RtItem::Lost(kind) => pending_markers.push(kind),
                 RtItem::Buffer(d) => {
-                    let (records, _) = decode_buffer(&d.bytes);
+                    let records = buffer_events(&d.bytes);
                     let first_ts = records.first().map_or(0, |r| r.header.timestamp);
                     for kind in pending_markers.drain(..) {
                         let n = batch.len();
@@ -173,7 +174,7 @@ impl Consumer {
                 RtItem::Buffer(d) => break d,
             }
         };
-        let (records, _) = decode_buffer(&buffer.bytes);
+        let records = buffer_events(&buffer.bytes);
         let first_ts = records.first().map_or(0, |r| r.header.timestamp);
         let clock = self.ctx.cfg.clock;
         let mut out: Vec<EventRecord> = markers

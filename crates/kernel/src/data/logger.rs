@@ -18,8 +18,9 @@
 //! lost (EVT-08, BUF-12) until a consumer attaches and takes the backlog.
 
 use crate::control::session::{LoggerContext, SessionProperties};
+use crate::data::classic::buffer_events;
 use crate::journal::{FlushReason, JournalEvent, LossCounter};
-use etwsim_types::record::{BufferHeader, buffer_flags, decode_buffer};
+use etwsim_types::record::{BufferHeader, buffer_flags};
 use etwsim_types::{EventRecord, LogFileMode};
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;
@@ -125,13 +126,14 @@ impl MemorySink {
         self.inner.lock().buffers.clone()
     }
 
-    /// Every record of every buffer, in buffer order.
+    /// Every record of every buffer, in buffer order, as ProcessTrace presents it (a classic
+    /// record as an EVENT_RECORD with EVENT_HEADER_FLAG_CLASSIC_HEADER, CON-02).
     pub fn records(&self) -> Vec<EventRecord> {
         self.inner
             .lock()
             .buffers
             .iter()
-            .flat_map(|b| decode_buffer(b).0)
+            .flat_map(|b| buffer_events(b))
             .collect()
     }
 

@@ -5,6 +5,7 @@
 //! and the real-time consumers that read them.
 
 pub(crate) mod buffer;
+pub(crate) mod classic;
 pub(crate) mod consumer;
 pub(crate) mod file_sink;
 pub(crate) mod logger;

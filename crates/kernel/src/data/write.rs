@@ -25,6 +25,7 @@
 
 use crate::control::filter::{EventView, level_keyword_pass, session_accepts, wants_stack};
 use crate::control::provider::{Provider, Route, Routes};
+use crate::control::session::LoggerContext;
 use crate::data::buffer::ReserveError;
 use crate::journal::{JournalEvent, LossCounter};
 use crate::machine::thread::{ThreadState, with_current};
@@ -181,7 +182,7 @@ fn invalid_write(blocks: usize, flags: u32) -> Error {
 
 /// Stores `bytes` at the start of `words`, zero-padding the last word.
 #[inline(always)]
-fn store_bytes(words: &[crate::sync::AtomicU64], bytes: &[u8]) {
+pub(crate) fn store_bytes(words: &[crate::sync::AtomicU64], bytes: &[u8]) {
     let mut chunks = bytes.chunks_exact(8);
     for (w, c) in words.iter().zip(&mut chunks) {
         w.store(
@@ -204,7 +205,7 @@ fn store_bytes(words: &[crate::sync::AtomicU64], bytes: &[u8]) {
 /// goes through memory and stalls the return): bits 0–2 the kind, 3–34 the record size
 /// (saturating at `u32::MAX`), 35–63 the buffer capacity (at most 16 MB, it fits).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-struct Refusal(NonZeroU64);
+pub(crate) struct Refusal(NonZeroU64);
 
 /// `n` as a `u32`, saturating.
 #[inline]
@@ -218,7 +219,8 @@ impl Refusal {
     const NO_BUFFER_KIND: u64 = 3;
     const BACKLOG_FULL_KIND: u64 = 4;
     /// EVT-07: no buffer free and the pool at MaximumBuffers.
-    const NO_BUFFER: Refusal = Refusal(NonZeroU64::new(Self::NO_BUFFER_KIND).expect("non-zero"));
+    pub(crate) const NO_BUFFER: Refusal =
+        Refusal(NonZeroU64::new(Self::NO_BUFFER_KIND).expect("non-zero"));
     /// EVT-08: a real-time session's backing store is full.
     const BACKLOG_FULL: Refusal =
         Refusal(NonZeroU64::new(Self::BACKLOG_FULL_KIND).expect("non-zero"));
@@ -236,7 +238,7 @@ impl Refusal {
     }
 
     /// EVT-06: larger than the session's buffers can hold.
-    fn larger_than_buffer(size: usize, capacity: usize) -> Refusal {
+    pub(crate) fn larger_than_buffer(size: usize, capacity: usize) -> Refusal {
         Refusal::packed(Self::LARGER_THAN_BUFFER, size, capacity)
     }
 
@@ -256,7 +258,7 @@ impl Refusal {
     }
 
     #[cold]
-    fn error(self) -> Error {
+    pub(crate) fn error(self) -> Error {
         let v = self.0.get();
         let size = ((v >> 3) & u64::from(u32::MAX)) as usize;
         let capacity = (v >> 35) as usize;
@@ -276,19 +278,17 @@ fn synthetic_stack(id: u16) -> [u64; 3] {
     [base + 0x14, base + 0x1_0020, base + 0x2_0030]
 }
 
-/// Why `route`'s session cannot take a record of `size` bytes, before any reservation: too
+/// Why `logger`'s session cannot take a record of `size` bytes, before any reservation: too
 /// large for any event (EVT-05) or for its buffers (EVT-06), or a real-time session whose
 /// backlog is full (EVT-08).
 #[inline]
-fn refusal(route: &Route, size: usize) -> Option<Refusal> {
-    let capacity = route.logger.pool.capacity() as usize;
+pub(crate) fn refusal(logger: &LoggerContext, size: usize) -> Option<Refusal> {
+    let capacity = logger.pool.capacity() as usize;
     if size > MAX_EVENT_SIZE {
         Some(Refusal::too_large(size))
     } else if align8(size) > capacity {
         Some(Refusal::larger_than_buffer(size, capacity))
-    } else if route.logger.realtime.load(Ordering::Relaxed)
-        && route.logger.rt.full.load(Ordering::Acquire)
-    {
+    } else if logger.realtime.load(Ordering::Relaxed) && logger.rt.full.load(Ordering::Acquire) {
         Some(Refusal::BACKLOG_FULL)
     } else {
         None
@@ -682,7 +682,7 @@ impl Provider {
             string_only,
         };
         let size = EVENT_HEADER_SIZE + data.iter().map(|d| d.len()).sum::<usize>();
-        let refusal = match refusal(route, size) {
+        let refusal = match refusal(&route.logger, size) {
             Some(r) => Some(r),
             None => self.store(route, &[], size, desc, data, stamp).err(),
         };
@@ -788,7 +788,7 @@ impl Provider {
             let size = EVENT_HEADER_SIZE
                 + items[..k].iter().map(Item::encoded_len).sum::<usize>()
                 + payload_len;
-            let refusal = refusal(route, size);
+            let refusal = refusal(&route.logger, size);
             plans[i] = Some(Plan {
                 route,
                 items,

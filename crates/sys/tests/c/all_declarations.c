@@ -68,6 +68,7 @@ int main(void) {
     WMIDPREQUESTCODE wrc = WMI_ENABLE_EVENTS; TRACE_QUERY_INFO_CLASS tqic = TraceGuidQueryInfo;
     TRACE_INFO_CLASS tic = TraceMaxLoggersQuery; EVENT_INFO_CLASS eic = EventProviderSetTraits;
     EVENT_TRACE_HEADER eth; PEVENT_TRACE_HEADER peth = &eth;
+    MOF_FIELD mf; PMOF_FIELD pmf = &mf;
     ETW_BUFFER_CONTEXT ebc; PETW_BUFFER_CONTEXT pebc = &ebc; EVENT_TRACE et; PEVENT_TRACE pet = &et;
     EVENT_HEADER eh; PEVENT_HEADER peh = &eh;
     EVENT_HEADER_EXTENDED_DATA_ITEM ehi; PEVENT_HEADER_EXTENDED_DATA_ITEM pehi = &ehi;
@@ -82,7 +83,7 @@ int main(void) {
                    &sz, &lp, &pv, &lpv, &ha, &lcv, &wc, &pws, &lpws, &pcws, &lpcws, &ps, &lps, &pcs,
                    &lpcs, &pul, &pu64, &puc, &pbo, &pwc, &pli, &lg, &pg, &lcg, &pcg, &pft, &pst, &ptz,
                    &pth, &cid, &ph, &ch2, &rh, &preg, &pwn, &petp, &ped, &pced, &pedd, &pefd, &pefh,
-                   &ecb, &petpar, &ptgi, &ptpi, &ptei, &ptgr, &wr, &wrc, &tqic, &tic, &eic, &peth,
+                   &ecb, &petpar, &ptgi, &ptpi, &ptei, &ptgr, &wr, &wrc, &tqic, &tic, &eic, &peth, &pmf,
                    &pebc, &pet, &peh, &pehi, &per, &pcer, &ptlh, &plfw, &plfa, &plf, &bcw, &bca, &bc,
                    &ec, &erc};
     (void)all;
@@ -105,7 +106,9 @@ int main(void) {
     if (INVALID_PROCESSTRACE_HANDLE != ~(TRACEHANDLE)0 || WNODE_FLAG_TRACED_GUID != 0x20000u ||
         EVENT_TRACE_REAL_TIME_MODE != 0x100u || PROCESS_TRACE_MODE_EVENT_RECORD != 0x10000000u ||
         EVENT_CONTROL_CODE_CAPTURE_STATE != 2u || ERROR_WMI_INSTANCE_NOT_FOUND != 4201L ||
-        sizeof(KERNEL_LOGGER_NAME) != 17 * sizeof(WCHAR) || SystemTraceControlGuid.Data1 != 0x9e814aadu) {
+        sizeof(KERNEL_LOGGER_NAME) != 17 * sizeof(WCHAR) || SystemTraceControlGuid.Data1 != 0x9e814aadu ||
+        MAX_MOF_FIELDS != 16 || EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA != 1 ||
+        EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA != 2 || EventProviderSetTraits != 2) {
         fprintf(stderr, "constants\n");
         return 1;
     }
