@@ -86,9 +86,16 @@ pub(crate) fn trace_event(
     let size = event.record_size();
     if size > MAX_CLASSIC_SIZE {
         ctx.counters.events_lost.fetch_add(1, Ordering::Relaxed);
-        return Err(Error::MoreData(format!(
+        let e = Error::MoreData(format!(
             "a classic event of {size} bytes: its Size field holds at most {MAX_CLASSIC_SIZE}"
-        )));
+        ));
+        ctx.note_loss(
+            crate::journal::LossCounter::EventsLost,
+            1,
+            &e.to_string(),
+            "EVT-29",
+        );
+        return Err(e);
     }
     with_current(kernel, process_key, |t| {
         let cpu = t.cpu.load(Ordering::Relaxed) as usize;
@@ -113,6 +120,7 @@ pub(crate) fn trace_event(
         };
         result.map_err(|r| {
             ctx.counters.events_lost.fetch_add(1, Ordering::Relaxed);
+            r.journal(&ctx);
             r.error()
         })
     })

@@ -244,7 +244,7 @@ impl Refusal {
 
     /// Journals the loss this refusal caused in `ctx` (EventsLost + 1), with its rule.
     #[cold]
-    fn journal(self, ctx: &crate::control::session::LoggerContext) {
+    pub(crate) fn journal(self, ctx: &crate::control::session::LoggerContext) {
         if ctx.journal.is_none() {
             return;
         }
