@@ -241,3 +241,71 @@ fn every_command_has_its_help_and_the_version_is_printed() {
     );
     assert_eq!(ok(&dir, &["-V"]), ok(&dir, &["--version"]));
 }
+
+/// The fenced blocks of `lang` in the README section `heading`.
+fn readme_blocks(heading: &str, lang: &str) -> Vec<String> {
+    let readme = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"),
+    )
+    .expect("README.md");
+    let section = readme
+        .split(heading)
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap_or_else(|| panic!("the README has no section {heading:?}"));
+    section
+        .split(&format!("```{lang}\n"))
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn the_readme_shows_what_demo_dump_and_export_really_print() {
+    let dir = scratch("readme");
+    let demo = ok(&dir, &["demo"]);
+    let decoded = ok(&dir, &["dump", "demo.etl", "--manifest", "demo.man"]);
+    let raw = ok(&dir, &["dump", "demo.etl"]);
+    let json = ok(
+        &dir,
+        &["dump", "demo.etl", "-m", "demo.man", "--format", "json"],
+    );
+    let chrome = ok(
+        &dir,
+        &[
+            "export",
+            "--format",
+            "chrome",
+            "demo.etl",
+            "--manifest",
+            "demo.man",
+        ],
+    );
+    let text = readme_blocks("## What the demo shows", "text");
+    assert_eq!(
+        text.len(),
+        4,
+        "blocks: demo output, the decoded dump, an undecoded record, export lines"
+    );
+    // The decoded dump is shown whole.
+    assert_eq!(
+        text[1], decoded,
+        "the README's dump is not what dump prints"
+    );
+    for (block, out) in [(&text[0], &demo), (&text[2], &raw), (&text[3], &chrome)] {
+        for line in block.lines().filter(|l| !l.trim().is_empty()) {
+            assert!(
+                out.lines().any(|l| l == line),
+                "README line not in the real output: {line:?}"
+            );
+        }
+    }
+    // The JSON example is one record of `--format json`, spread over lines.
+    let shown: serde_json::Value =
+        serde_json::from_str(&readme_blocks("## What the demo shows", "json")[0]).unwrap();
+    assert!(
+        json_lines(&json).contains(&shown),
+        "the README's JSON record is not one that dump prints: {shown}"
+    );
+}
