@@ -160,17 +160,8 @@ fn chrome(
         let mut args = event_args(&decoded, payload(&record));
 
         if decoded.is_lost() {
-            events.push(&json!({
-                "name": format!("events lost ({name})"),
-                "cat": "lost",
-                "ph": "i",
-                "s": "g",
-                "ts": ts,
-                "pid": pid,
-                "tid": tid,
-                "cname": "terrible",
-                "args": args,
-            }))?;
+            let name = format!("events lost ({name})");
+            events.push(&instant(name, "lost", ts, (pid, tid), args, true))?;
             continue;
         }
         let (opcode, task) = match &record {
@@ -219,30 +210,11 @@ fn chrome(
                     }))?;
                 }
                 None => {
-                    events.push(&json!({
-                        "name": format!("{name} (stop without a start)"),
-                        "cat": cat,
-                        "ph": "i",
-                        "s": "t",
-                        "ts": ts,
-                        "pid": pid,
-                        "tid": tid,
-                        "args": args,
-                    }))?;
+                    let name = format!("{name} (stop without a start)");
+                    events.push(&instant(name, &cat, ts, (pid, tid), args, false))?;
                 }
             },
-            _ => {
-                events.push(&json!({
-                    "name": name,
-                    "cat": cat,
-                    "ph": "i",
-                    "s": "t",
-                    "ts": ts,
-                    "pid": pid,
-                    "tid": tid,
-                    "args": args,
-                }))?;
-            }
+            _ => events.push(&instant(name, &cat, ts, (pid, tid), args, false))?,
         }
     }
     input.finish();
@@ -267,31 +239,18 @@ fn chrome(
         (h.buffers_lost, "BuffersLost"),
     ] {
         if count > 0 {
-            events.push(&json!({
-                "name": format!("{what} {count} (the file header's count)"),
-                "cat": "lost",
-                "ph": "i",
-                "s": "g",
-                "ts": last_ts,
-                "pid": 0,
-                "tid": 0,
-                "cname": "terrible",
-                "args": { what: count },
-            }))?;
+            let name = format!("{what} {count} (the file header's count)");
+            let args = Map::from_iter([(what.to_string(), json!(count))]);
+            events.push(&instant(name, "lost", last_ts, (0, 0), args, true))?;
         }
     }
     if let Some(d) = &damage {
-        events.push(&json!({
-            "name": d.message,
-            "cat": "error",
-            "ph": "i",
-            "s": "g",
-            "ts": last_ts,
-            "pid": 0,
-            "tid": 0,
-            "cname": "terrible",
-            "args": { "offset": d.offset, "records_before": d.records },
-        }))?;
+        let args = Map::from_iter([
+            ("offset".to_string(), json!(d.offset)),
+            ("records_before".to_string(), json!(d.records)),
+        ]);
+        let name = d.message.clone();
+        events.push(&instant(name, "error", last_ts, (0, 0), args, true))?;
     }
     for (pid, tids) in &tracks {
         let name = process_names
@@ -326,6 +285,33 @@ fn chrome(
         "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{other}}}\n"
     )?;
     Ok(damage)
+}
+
+/// An instant event (`ph: "i"`) on a thread's track; `marked` makes it global and coloured
+/// `terrible` (loss, damage).
+fn instant(
+    name: String,
+    cat: &str,
+    ts: f64,
+    (pid, tid): (u32, u32),
+    args: Map<String, Json>,
+    marked: bool,
+) -> Json {
+    let mut e = json!({
+        "name": name,
+        "cat": cat,
+        "ph": "i",
+        "s": "t",
+        "ts": ts,
+        "pid": pid,
+        "tid": tid,
+        "args": args,
+    });
+    if marked {
+        e["s"] = json!("g");
+        e["cname"] = json!("terrible");
+    }
+    e
 }
 
 /// The category: the provider's name, else its GUID.
