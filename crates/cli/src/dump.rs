@@ -176,7 +176,7 @@ trait Sink {
 }
 
 pub(crate) fn run(path: &Path, options: &Options, out: &mut dyn Write) -> Result<(), Failure> {
-    let mut input = Input::open(path, options.header_records)?;
+    let mut input = Input::open(path, options.header_records, true)?;
     let decoder = Decoder::new(&options.manifests, input.header.pointer_size)?;
     let clock = input.clock;
     let mut sink: Box<dyn Sink + '_> = match options.format {

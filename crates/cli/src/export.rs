@@ -50,7 +50,7 @@ const NO_ID: u32 = u32::MAX;
 
 pub(crate) fn run(path: &Path, options: &Options, stdout: &mut dyn Write) -> Result<(), Failure> {
     let ExportFormat::Chrome = options.format;
-    let mut input = Input::open(path, false)?;
+    let mut input = Input::open(path, false, options.output.is_none())?;
     let decoder = Decoder::new(&options.manifests, input.header.pointer_size)?;
     let damage = match &options.output {
         None => chrome(path, &mut input, &decoder, stdout)?,

@@ -87,8 +87,13 @@ fn plausible_buffer_size(size: u32) -> bool {
 
 impl Input {
     /// Opens `path`; `header_records` also delivers buffer 0's records (the EventTrace
-    /// header first, as ProcessTrace does).
-    pub(crate) fn open(path: &Path, header_records: bool) -> Result<Input, Failure> {
+    /// header first, as ProcessTrace does); `to_stdout`: the command writes its output to
+    /// standard output (for the progress bar).
+    pub(crate) fn open(
+        path: &Path,
+        header_records: bool,
+        to_stdout: bool,
+    ) -> Result<Input, Failure> {
         let name = path.display();
         if path.is_dir() {
             return Err(Failure::failed(format!(
@@ -121,7 +126,7 @@ impl Input {
             clock,
             len,
             reader,
-            progress: Progress::new(total),
+            progress: Progress::new(total, to_stdout),
             records: 0,
         })
     }

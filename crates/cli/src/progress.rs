@@ -1,8 +1,9 @@
 //! A progress bar for long reads, on stderr, counted in buffers.
 //!
 //! It is drawn only when a person can see it and nothing else is drawn there: stderr is a
-//! terminal and stdout is not (the output goes to a file or a pipe; output scrolling on the
-//! terminal shows progress by itself), and the file has at least [`MIN_BUFFERS`] buffers.
+//! terminal and the output does not go to the terminal too (it goes to a file or a pipe;
+//! output scrolling on the terminal shows progress by itself), and the file has at least
+//! [`MIN_BUFFERS`] buffers.
 //! Otherwise it is hidden and costs one branch per buffer. It is cleared before the command
 //! prints its last lines, so the error line (if any) stands alone.
 
@@ -16,9 +17,11 @@ pub(crate) const MIN_BUFFERS: u64 = 256;
 pub(crate) struct Progress(Option<ProgressBar>);
 
 impl Progress {
-    /// A bar of `total` buffers, if one should be drawn.
-    pub(crate) fn new(total: u64) -> Progress {
-        let visible = std::io::stderr().is_terminal() && !std::io::stdout().is_terminal();
+    /// A bar of `total` buffers, if one should be drawn; `to_stdout`: the command's output
+    /// goes to standard output.
+    pub(crate) fn new(total: u64, to_stdout: bool) -> Progress {
+        let visible =
+            std::io::stderr().is_terminal() && !(to_stdout && std::io::stdout().is_terminal());
         if !visible || total < MIN_BUFFERS {
             return Progress(None);
         }

@@ -334,3 +334,33 @@ fn a_truncated_file_exports_what_it_holds_and_fails() {
         "cannot write no/such/folder/x.json: no such file or folder",
     );
 }
+
+#[test]
+fn an_export_to_a_file_shows_its_progress_on_the_terminal() {
+    let dir = scratch("export_progress");
+    big_file(&dir, 300);
+    // stderr and stdout both the terminal (util-linux `script`), the output to a file.
+    let exe = env!("CARGO_BIN_EXE_etwsim");
+    let Ok(o) = std::process::Command::new("script")
+        .args([
+            "-qec",
+            &format!("'{exe}' export big.etl -o big.json"),
+            "/dev/null",
+        ])
+        .current_dir(&dir)
+        .env("TERM", "xterm")
+        .output()
+    else {
+        eprintln!("note: `script` (util-linux) is absent; skipped");
+        return;
+    };
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let terminal = String::from_utf8_lossy(&o.stdout);
+    assert!(terminal.contains("/301 buffers"), "{terminal:?}");
+    let trace: Json =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("big.json")).unwrap()).unwrap();
+    assert_eq!(
+        phase(trace["traceEvents"].as_array().unwrap(), "i").len(),
+        1800
+    );
+}
