@@ -23,7 +23,7 @@ const fn g(s: &str) -> Guid {
 
 /// Parses 32 hex digits with dashes at compile time (the table's GUIDs as written in the
 /// documentation).
-const fn parse_hex(s: &str) -> u128 {
+pub const fn parse_hex(s: &str) -> u128 {
     let b = s.as_bytes();
     let mut v: u128 = 0;
     let mut i = 0;

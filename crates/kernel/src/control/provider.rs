@@ -793,7 +793,7 @@ impl State {
         }
     }
 
-    fn register(
+    pub(crate) fn register(
         &mut self,
         key: u64,
         guid: Guid,
@@ -921,6 +921,12 @@ impl State {
                     "TRACEHANDLE filter {h:#x} names no running session"
                 )));
             }
+        }
+        // The system providers: kernel manifest providers, System Providers, kernel rundowns.
+        if let Some(r) =
+            crate::system::rundown::enable_hook(self, ctx, guid, code, p, filters.trace_handle)
+        {
+            return r;
         }
         if guid == Guid::SYSTEM_TRACE_CONTROL && code != ControlCode::CaptureState {
             return Err(Error::invalid(

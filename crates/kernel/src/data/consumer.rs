@@ -6,7 +6,7 @@ use crate::data::logger::{ConsumerQueue, RtItem};
 use crate::machine::kernel::Kernel;
 use crate::machine::process::Process;
 use crate::{Error, Result};
-use etwsim_types::record::{decode_buffer, header_flags};
+use etwsim_types::record::header_flags;
 use etwsim_types::{EventDescriptor, EventHeader, EventRecord, Guid, Level, LogFileMode, Opcode};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -83,6 +83,21 @@ impl Kernel {
             ready: VecDeque::new(),
         })
     }
+}
+
+/// Every record of a delivered buffer as ProcessTrace presents it: `EVENT_HEADER` records as
+/// they are, kernel (system-header) records with their class GUID (KRN-13).
+fn decode_buffer(bytes: &[u8]) -> (Vec<EventRecord>, ()) {
+    let records = etwsim_etl::decode_buffer(bytes, 0)
+        .map(|b| b.records)
+        .unwrap_or_default();
+    (
+        records
+            .into_iter()
+            .map(etwsim_etl::Record::into_event_record)
+            .collect(),
+        (),
+    )
 }
 
 fn marker(kind: u8, ctx: &LoggerContext, timestamp: i64) -> EventRecord {
