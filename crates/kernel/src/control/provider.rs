@@ -399,6 +399,9 @@ impl GuidEntry {
 /// Does slot `s` enable registration `reg` of process `p`? Private sessions see only their
 /// own process (SES-42); scope filters narrow the rest (FLT-16, FLT-17).
 fn slot_applies(s: &SlotEntry, reg: &RegEntry, p: Option<&ProcessRecord>) -> bool {
+    if s.logger.cfg.kernel_logger {
+        return false; // KRN-02 (choice): the enable succeeds, no event reaches the kernel logger
+    }
     if let Some(owner) = s.logger.private_owner {
         if owner != reg.process_key {
             return false;
