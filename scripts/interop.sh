@@ -85,6 +85,8 @@ while IFS=$'\t' read -r file expect order; do
 done <"$out/sessions.tsv"
 part2=$((checked - part1))
 
+echo "== part 3: kernel events (examples/fileio_names.rs) decoded by both parsers = etwsim's decoder"; "$python" scripts/interop_kernel.py "$python" "$out/kernel" || failed=$((failed + 1))
+
 if [ "$part1" -eq 0 ] || [ "$part2" -eq 0 ]; then
   echo "interop: no files were written (part 1: $part1, part 2: $part2)" >&2
   exit 1
