@@ -176,7 +176,7 @@ fn main() -> Result<(), Failure> {
         "real time loses before.log and the events after Cleanup"
     );
     assert!(
-        cleanup_policy.empty_paths.iter().any(|p| *p == "report"),
+        cleanup_policy.empty_paths.contains(&"report"),
         "the lazy writer's Write and the Close lose report.txt at Cleanup"
     );
     assert!(close_policy.empty < cleanup_policy.empty, "fix 1 recovers");
