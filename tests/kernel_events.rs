@@ -433,6 +433,7 @@ fn the_stop_rundown_names_every_file_still_open_and_only_those() {
     // rule: KRN-32
     // rule: KRN-37
     // rule: KRN-26
+    // rule: KRN-10
     let k = kernel();
     let app = admin_process(&k, "app.exe");
     let before = app.open_file(r"C:\before.log").unwrap();
@@ -446,9 +447,13 @@ fn the_stop_rundown_names_every_file_still_open_and_only_those() {
     // Nothing at start (KRN-32: never at session start).
     assert!(kernel_events(&sink).is_empty());
     // A second, short session stopped at once harvests the same names (KRN-37),
-    // independently of the first.
-    let (aux, aux_sink) = kernel_session(&k, "aux", flag::DISK_FILE_IO | flag::DISK_IO);
+    // independently of the first; DISK_FILE_IO alone is enough, DISK_IO alone gives none
+    // (KRN-10's choice).
+    let (aux, aux_sink) = kernel_session(&k, "aux", flag::DISK_FILE_IO);
     aux.stop().unwrap();
+    let (disk_only, disk_only_sink) = kernel_session(&k, "disk only", flag::DISK_IO);
+    disk_only.stop().unwrap();
+    assert!(kernel_events(&disk_only_sink).is_empty());
     s.stop().unwrap();
     for sink in [&sink, &aux_sink] {
         let events = kernel_events(sink);
@@ -810,4 +815,152 @@ fn the_same_program_gives_the_same_kernel_events_every_run() {
         sink.buffers()
     };
     assert_eq!(run(), run());
+}
+
+/// The decoded kernel events a real-time consumer received, with their FILETIME times.
+fn consumer_kernel_events(c: &mut etwsim::Consumer) -> Vec<(i64, MofEvent)> {
+    c.drain()
+        .into_iter()
+        .filter_map(|r| {
+            let e = mof::decode_mof(
+                r.header.provider_id,
+                r.header.descriptor.opcode.0,
+                r.header.descriptor.version,
+                8,
+                &r.user_data,
+            )
+            .ok()?;
+            Some((r.header.timestamp, e))
+        })
+        .collect()
+}
+
+#[test]
+fn the_stop_rundown_reaches_a_real_time_consumer_only_while_it_reads() {
+    // rule: KRN-32
+    // rule: KRN-40
+    let k = kernel();
+    let app = admin_process(&k, "app.exe");
+    let _held = app.open_file(r"C:\held.txt").unwrap();
+    let sys = k.system_process();
+    let start = |name: &str| {
+        k.session(name)
+            .mode(LogFileMode::SYSTEM_LOGGER | LogFileMode::REAL_TIME)
+            .enable_flags(flag::DISK_FILE_IO)
+            .start()
+            .unwrap()
+    };
+    let (reading, gone) = (start("reading"), start("gone"));
+    let mut stays = k
+        .open_realtime(&sys, "reading", etwsim::ConsumerOptions::default())
+        .unwrap();
+    let leaves = k
+        .open_realtime(&sys, "gone", etwsim::ConsumerOptions::default())
+        .unwrap();
+    leaves.close(); // stops reading before the session stops
+    reading.stop().unwrap();
+    gone.stop().unwrap();
+    let got = consumer_kernel_events(&mut stays);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].1.schema.event.name, "FileRundown");
+    assert_eq!(
+        gone.query().map(|_| ()).unwrap_err().win32_code(),
+        Win32Error::ERROR_WMI_INSTANCE_NOT_FOUND
+    );
+}
+
+#[test]
+fn real_time_names_are_empty_where_the_file_session_has_them() {
+    // rule: KRN-40
+    // rule: KRN-38
+    // rule: KRN-39
+    use etwsim_decode::fileio::{NameResolver, Policy};
+    let k = kernel();
+    let app = admin_process(&k, "app.exe");
+    let before = app.open_file(r"C:\before.log").unwrap();
+    let sys = k.system_process();
+    let flags = flag::DISK_FILE_IO | flag::FILE_IO | flag::FILE_IO_INIT;
+    let rt = k
+        .session("rt")
+        .mode(LogFileMode::SYSTEM_LOGGER | LogFileMode::REAL_TIME)
+        .enable_flags(flags)
+        .start()
+        .unwrap();
+    let mut consumer = k
+        .open_realtime(&sys, "rt", etwsim::ConsumerOptions::default())
+        .unwrap();
+    let (file, sink) = kernel_session(&k, KERNEL_LOGGER_NAME, flags);
+    before.read(0, 100);
+    let f = app.open_file(r"C:\during.txt").unwrap();
+    f.write(0, 10);
+    f.close();
+    rt.stop().unwrap();
+    file.stop().unwrap();
+    // Real time: resolve each event as it comes.
+    let mut live = NameResolver::new(Policy::EvictAtCleanup);
+    let reads: Vec<String> = consumer_kernel_events(&mut consumer)
+        .iter()
+        .map(|(t, e)| (e.schema.event.name, live.resolve(e, *t)))
+        .filter(|(n, _)| *n == "Read")
+        .map(|(_, name)| name)
+        .collect();
+    assert_eq!(
+        reads,
+        [""],
+        "a file opened before the session: no name in real time"
+    );
+    // The file session, read whole: the stop rundown names it retroactively.
+    let events = kernel_events(&sink);
+    let mut whole = NameResolver::new(Policy::File);
+    for (t, e) in &events {
+        whole.observe(e, t.timestamp.unwrap());
+    }
+    let (t, read) = events
+        .iter()
+        .find(|(_, e)| e.schema.event.name == "Read")
+        .unwrap();
+    assert_eq!(
+        whole.name_of(read, t.timestamp.unwrap()),
+        r"\Device\HarddiskVolume3\before.log"
+    );
+    let (t, write) = events
+        .iter()
+        .find(|(_, e)| e.schema.event.name == "Write")
+        .unwrap();
+    assert_eq!(
+        whole.name_of(write, t.timestamp.unwrap()),
+        r"\Device\HarddiskVolume3\during.txt"
+    );
+}
+
+#[test]
+fn an_unwatched_machine_writes_nothing_and_keeps_its_tables() {
+    // rule: KRN-01
+    let k = kernel();
+    let plain_sink = MemorySink::new();
+    let plain = k
+        .session("plain")
+        .log_file("p.etl")
+        .sink(plain_sink.clone())
+        .start()
+        .unwrap();
+    let app = admin_process(&k, "app.exe");
+    let f = app.open_file(r"C:\quiet.txt").unwrap();
+    f.write(0, 5);
+    assert_eq!(
+        f.read(0, 100),
+        5,
+        "the file system works with no session listening"
+    );
+    let dir = app.create_file(r"C:\", CreateFile::directory()).unwrap();
+    assert_eq!(dir.enumerate_directory("q*"), ["quiet.txt"]);
+    f.close();
+    plain.stop().unwrap();
+    assert!(records(&plain_sink).is_empty());
+    // A kernel session started now still sees the open directory in its stop rundown.
+    let (s, sink) = kernel_session(&k, KERNEL_LOGGER_NAME, flag::DISK_FILE_IO);
+    s.stop().unwrap();
+    let n = kernel_events(&sink);
+    assert_eq!(names(&n), ["FileIo/FileRundown"]);
+    assert_eq!(text(&n[0].1, "FileName"), r"\Device\HarddiskVolume3\");
 }
