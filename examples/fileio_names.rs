@@ -94,18 +94,10 @@ fn main() -> Result<(), Failure> {
         .drain()
         .into_iter()
         .filter_map(|r| {
-            let e = mof::decode_mof(
-                r.header.provider_id,
-                r.header.descriptor.opcode.0,
-                r.header.descriptor.version,
-                8,
-                &r.user_data,
-            )
-            .ok()?;
             Some(Kev {
                 time: r.header.timestamp,
                 pid: r.header.process_id,
-                event: e,
+                event: mof::decode_event_record(&r).ok()?,
             })
         })
         .collect();

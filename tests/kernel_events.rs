@@ -821,17 +821,7 @@ fn the_same_program_gives_the_same_kernel_events_every_run() {
 fn consumer_kernel_events(c: &mut etwsim::Consumer) -> Vec<(i64, MofEvent)> {
     c.drain()
         .into_iter()
-        .filter_map(|r| {
-            let e = mof::decode_mof(
-                r.header.provider_id,
-                r.header.descriptor.opcode.0,
-                r.header.descriptor.version,
-                8,
-                &r.user_data,
-            )
-            .ok()?;
-            Some((r.header.timestamp, e))
-        })
+        .filter_map(|r| Some((r.header.timestamp, mof::decode_event_record(&r).ok()?)))
         .collect()
 }
 

@@ -26,6 +26,8 @@ use crate::{Error, Result};
 use etwsim_decode::fields::{Sid, TokenUser, Value};
 use etwsim_decode::mof::{DISK_IO, FILE_IO, IMAGE, PROCESS, Schema, THREAD};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// `STATUS_SUCCESS`.
 const STATUS_SUCCESS: u32 = 0;
@@ -111,10 +113,18 @@ pub(crate) struct FileNode {
     pub(crate) key: u64,
     /// The NT path, as first created.
     pub(crate) path: String,
-    pub(crate) size: u64,
-    pub(crate) delete_pending: bool,
+    /// Size and delete disposition, shared with the handles so I/O on an open file touches
+    /// no table (P15).
+    pub(crate) data: Arc<FileData>,
     /// File objects open on it.
     pub(crate) opens: u32,
+}
+
+/// What the handles of a file share with its row.
+#[derive(Debug, Default)]
+pub(crate) struct FileData {
+    pub(crate) size: AtomicU64,
+    pub(crate) delete_pending: AtomicBool,
 }
 
 /// One open file object.
@@ -236,10 +246,7 @@ impl Kernel {
     /// lock).
     pub(crate) fn origin_of(&self, key: u64, pid: u32) -> Origin {
         let (tid, cpu) = crate::machine::thread::with_current(self, key, |t| {
-            (
-                t.tid,
-                t.cpu.load(std::sync::atomic::Ordering::Relaxed) as usize,
-            )
+            (t.tid, t.cpu.load(Ordering::Relaxed) as usize)
         });
         Origin {
             pid,
@@ -456,21 +463,7 @@ impl Kernel {
             p.threads.insert(tid, cpu);
             p.pid
         };
-        if sys.loggers.wants(u64::from(flag::THREAD)) {
-            let o = Origin {
-                pid,
-                tid,
-                cpu: usize::from(cpu),
-                ticks: self.inner.clock.event_now(),
-            };
-            emit_classic(
-                self,
-                flag::THREAD,
-                &schema(&THREAD, "Start", 3),
-                &thread_values(pid, tid, self.cpu_count()),
-                &o,
-            );
-        }
+        self.thread_event("Start", pid, tid, cpu);
     }
 
     /// Removes a thread and writes Thread End.
@@ -486,7 +479,12 @@ impl Kernel {
             };
             (p.pid, cpu)
         };
-        if sys.loggers.wants(u64::from(flag::THREAD)) {
+        self.thread_event("End", pid, tid, cpu);
+    }
+
+    /// Thread Start or End, in the thread's own context.
+    fn thread_event(&self, name: &str, pid: u32, tid: u32, cpu: u16) {
+        if self.inner.sys.loggers.wants(u64::from(flag::THREAD)) {
             let o = Origin {
                 pid,
                 tid,
@@ -496,7 +494,7 @@ impl Kernel {
             emit_classic(
                 self,
                 flag::THREAD,
-                &schema(&THREAD, "End", 3),
+                &schema(&THREAD, name, 3),
                 &thread_values(pid, tid, self.cpu_count()),
                 &o,
             );
@@ -629,7 +627,10 @@ impl Process {
                 return Err(Error::invalid(format!("process {} has exited", self.pid)));
             }
             let irp = os.irp();
-            let exists = os.files.get(&tk).is_some_and(|n| !n.delete_pending);
+            let exists = os
+                .files
+                .get(&tk)
+                .is_some_and(|n| !n.data.delete_pending.load(Ordering::Relaxed));
             let status = match (how.disposition, exists) {
                 (Disposition::Open | Disposition::Overwrite, false) => {
                     Err(STATUS_OBJECT_NAME_NOT_FOUND)
@@ -651,8 +652,7 @@ impl Process {
                             FileNode {
                                 key,
                                 path: nt.clone(),
-                                size: 0,
-                                delete_pending: false,
+                                data: Arc::default(),
                                 opens: 0,
                             },
                         );
@@ -663,10 +663,11 @@ impl Process {
                         how.disposition,
                         Disposition::Supersede | Disposition::Overwrite | Disposition::OverwriteIf
                     ) {
-                        node.size = 0;
+                        node.data.size.store(0, Ordering::Relaxed);
                     }
                     node.opens += 1;
                     let key = node.key;
+                    let data = node.data.clone();
                     os.objects.insert(
                         object,
                         ObjectRow {
@@ -675,16 +676,16 @@ impl Process {
                             owner: self.start_key,
                         },
                     );
-                    (Ok((object, key)), irp, new_key)
+                    (Ok((object, key, data)), irp, new_key)
                 }
             }
         };
         // FILE_CREATED (2) or FILE_OPENED (1) in IoStatus.Information.
         let info = if new_key { 2 } else { 1 };
         if let Some(o) = origin {
-            let (object, status) = match result {
-                Ok((object, _)) => (object, STATUS_SUCCESS),
-                Err(s) => (0, s),
+            let (object, status) = match &result {
+                Ok((object, _, _)) => (*object, STATUS_SUCCESS),
+                Err(s) => (0, *s),
             };
             let create_options = (how.disposition as u32) << 24 | (how.options & 0x00FF_FFFF);
             let mut events = vec![FileEvent::new(
@@ -699,7 +700,8 @@ impl Process {
                     Value::String(nt.clone()),
                 ],
             )];
-            if let Ok((_, key)) = result {
+            if let Ok((_, key, _)) = &result {
+                let key = *key;
                 events.push(FileEvent::name("FileCreate", key, &nt));
             }
             events.push(FileEvent::op_end(
@@ -710,11 +712,12 @@ impl Process {
             k.write_file_events(&events, &o, new_key);
         }
         match result {
-            Ok((object, key)) => Ok(FileHandle {
+            Ok((object, key, data)) => Ok(FileHandle {
                 process: self.clone(),
                 object,
                 key,
                 path: nt,
+                data,
             }),
             Err(STATUS_OBJECT_NAME_COLLISION) => Err(Error::Other {
                 code: etwsim_types::Win32Error(80),
@@ -847,7 +850,12 @@ impl Kernel {
                 }
                 None => (true, String::new()),
             };
-            if last && os.files.get(&row.node).is_some_and(|n| n.delete_pending) {
+            if last
+                && os
+                    .files
+                    .get(&row.node)
+                    .is_some_and(|n| n.data.delete_pending.load(Ordering::Relaxed))
+            {
                 os.files.remove(&row.node);
             }
             (row.key, last, path, irps)
@@ -889,6 +897,7 @@ pub struct FileHandle {
     object: u64,
     key: u64,
     path: String,
+    data: Arc<FileData>,
 }
 
 impl FileHandle {
@@ -977,7 +986,7 @@ impl FileHandle {
     /// Marks the file for deletion (FileDispositionInformation): FileIo Delete (70); the file
     /// leaves the file system at its last close.
     pub fn delete(&self) {
-        self.node_mut(|n| n.delete_pending = true);
+        self.data.delete_pending.store(true, Ordering::Relaxed);
         self.op(
             "Delete",
             |irp, tid| info_values(irp, self, 1, tid, FILE_DISPOSITION_INFORMATION),
@@ -1030,7 +1039,9 @@ impl FileHandle {
             let mut v: Vec<String> = os
                 .files
                 .iter()
-                .filter(|(k, n)| !n.delete_pending && k.starts_with(&prefix))
+                .filter(|(k, n)| {
+                    !n.data.delete_pending.load(Ordering::Relaxed) && k.starts_with(&prefix)
+                })
                 .filter_map(|(_, n)| {
                     let name = n.path.get(prefix.len()..)?.to_string();
                     (!name.contains('\\') && wildcard(pattern, &name)).then_some(name)
@@ -1102,18 +1113,14 @@ impl FileHandle {
     }
 
     fn size(&self) -> u64 {
-        let os = self.process.kernel.inner.sys.os.lock();
-        os.files.get(&table_key(&self.path)).map_or(0, |n| n.size)
+        self.data.size.load(Ordering::Relaxed)
     }
 
     fn grow(&self, end: u64) {
-        self.node_mut(|n| n.size = n.size.max(end));
-    }
-
-    fn node_mut(&self, f: impl FnOnce(&mut FileNode)) -> Option<()> {
-        let mut os = self.process.kernel.inner.sys.os.lock();
-        f(os.files.get_mut(&table_key(&self.path))?);
-        Some(())
+        // A write inside the file costs a load; only growth takes the read-modify-write.
+        if end > self.data.size.load(Ordering::Relaxed) {
+            self.data.size.fetch_max(end, Ordering::Relaxed);
+        }
     }
 }
 
