@@ -954,3 +954,55 @@ fn an_unwatched_machine_writes_nothing_and_keeps_its_tables() {
     assert_eq!(names(&n), ["FileIo/FileRundown"]);
     assert_eq!(text(&n[0].1, "FileName"), r"\Device\HarddiskVolume3\");
 }
+
+#[test]
+fn threads_of_a_threaded_kernel_write_kernel_events_concurrently() {
+    // rule: KRN-01
+    let k = Kernel::builder().cpus(4).build().unwrap();
+    let sink = MemorySink::new();
+    // Room for every event even if the logger thread lags (the counts below are exact).
+    let s = k
+        .session(KERNEL_LOGGER_NAME)
+        .enable_flags(ALL)
+        .maximum_buffers(64)
+        .log_file("threaded.etl")
+        .sink(sink.clone())
+        .start()
+        .unwrap();
+    let app = admin_process(&k, "app.exe");
+    std::thread::scope(|scope| {
+        for i in 0..4u16 {
+            let app = app.clone();
+            scope.spawn(move || {
+                let t = app.spawn_thread(i).unwrap();
+                let _g = t.enter();
+                for n in 0..50 {
+                    let f = app.open_file(&format!(r"C:\t{i}\f{n}.txt")).unwrap();
+                    f.write_through(0, 64);
+                    f.close();
+                }
+                t.exit();
+            });
+        }
+        // A capture-state rundown and an UPDATE race the writers.
+        let ctl = k.session("ctl").start().unwrap();
+        ctl.capture_state(
+            etwsim::Guid::SYSTEM_TRACE_CONTROL,
+            &EnableParams::new().filter(EventFilter::TraceHandle(s.handle().0)),
+        )
+        .unwrap();
+        s.update(&etwsim::SessionUpdate {
+            enable_flags: Some(ALL),
+            ..Default::default()
+        })
+        .unwrap();
+    });
+    assert_eq!(s.stop().unwrap().events_lost, 0);
+    let events = kernel_events(&sink);
+    let count = |n: &str| names(&events).iter().filter(|x| *x == n).count();
+    assert_eq!(count("FileIo/Create"), 200);
+    assert_eq!(count("FileIo/Close"), 200);
+    assert_eq!(count("DiskIo/Write"), 200);
+    assert_eq!(count("Thread/Start"), 4);
+    assert_eq!(count("Thread/End"), 4);
+}
