@@ -24,8 +24,10 @@
 //!
 //! Every OS operation first loads one summary word (`Loggers::wanted`: the OR of the system
 //! loggers' flags and one bit per enabled manifest provider) and returns when its bits are
-//! clear: no lock, nothing built. The machine's own bookkeeping (the file table of an open
-//! or a close, a thread's row) is done either way, as Windows does it either way.
+//! clear: no lock, nothing built. I/O on an open handle (read, write, set or query
+//! information, flush, cleanup) touches no table at all; the machine's own bookkeeping — the
+//! file table of an open, a close, a rename or a directory listing, a process's or thread's
+//! row — is done either way, as Windows does it either way.
 //!
 //! Versions written: Process 4, Thread 3, Image 3, FileIo 3 for the operations (64–77) and 2
 //! for the name events (0, 32, 35, 36: the same layout, KRN-17), DiskIo 3.
