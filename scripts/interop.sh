@@ -86,6 +86,8 @@ done <"$out/sessions.tsv"
 part2=$((checked - part1))
 "$python" scripts/interop_decoded.py "$out/decoded" || { echo "interop: decoded values differ (scripts/interop_decoded.py)" >&2; exit 1; }
 
+echo "== part 3: kernel events (examples/fileio_names.rs) decoded by both parsers = etwsim's decoder"; "$python" scripts/interop_kernel.py "$python" "$out/kernel" || failed=$((failed + 1))
+
 if [ "$part1" -eq 0 ] || [ "$part2" -eq 0 ]; then
   echo "interop: no files were written (part 1: $part1, part 2: $part2)" >&2
   exit 1

@@ -13,6 +13,7 @@
 //! | [`tracelogging::ProviderTraits`] | `EventProviderSetTraits` blob, `PROV_TRAITS` item | provider name, group and decode GUIDs |
 //! | [`Error`] | | what could not be decoded, and at which byte (and field) |
 //! | [`mof::KernelClass`], [`mof::Schema`], [`mof::decode_system`] | the MOF classes of the NT Kernel Logger (`FileIo`, `Process`…) | the kernel event layouts, both ways (KRN-12…KRN-30) |
+//! | [`fileio::NameResolver`] | TraceEvent's `KernelTraceEventParserState` file names, wtrace's map | FileKey / FileObject → file name for FileIo and DiskIo events, with eviction policies (KRN-38, KRN-39) |
 //! | [`manifest::Manifest`] | an instrumentation manifest (`.man`) | providers, events, templates, maps, keywords, messages (DEC-16…DEC-27) |
 //! | [`manifest`]'s payload filters | `TdhCreatePayloadFilter`, `TdhAggregatePayloadFilters` | field/operator/value tests on decoded events (FLT-18) |
 //! | [`DecodeError`] | | what a MOF or manifest decode could not do, and where |
@@ -57,6 +58,7 @@
 pub mod decode_error;
 mod error;
 pub mod fields;
+pub mod fileio;
 pub mod fuzzing;
 pub mod manifest;
 pub mod mof;

@@ -9,6 +9,7 @@
 //! | [`EnableParams`] | `ENABLE_TRACE_PARAMETERS` + level/keywords | one EnableTraceEx2 call |
 //! | [`EventFilter`] | `EVENT_FILTER_DESCRIPTOR` | one filter |
 //! | [`Process`], [`Thread`], [`Token`] | `EPROCESS`, `ETHREAD`, access token | who writes and who controls |
+//! | [`FileHandle`], [`Image`], [`system`] | `FILE_OBJECT`, a mapped image, the SystemTraceProvider | OS activity and the kernel events it writes |
 //!
 //! Nothing is global: every [`Kernel`] is its own simulated machine.
 //!
@@ -32,13 +33,15 @@
 //! ```
 #![forbid(unsafe_code)]
 
-// The rooms (docs/ARCHITECTURE.md): the control plane, the data plane and the simulated machine.
+// The rooms (docs/ARCHITECTURE.md): the control plane, the data plane, the simulated machine
+// and the system providers (the OS activity and the kernel events it writes).
 mod control;
 mod data;
 mod error;
 pub mod journal;
 mod machine;
 mod sync;
+pub mod system;
 
 pub use control::filter;
 pub use machine::clock;
@@ -74,3 +77,7 @@ pub use machine::kernel::{
 };
 pub use machine::process::{Groups, Process, ProcessSpec, Token};
 pub use machine::thread::{ActivityControl, Thread, ThreadGuard};
+pub use system::{
+    ClosingFile, CreateFile, Disposition, FileHandle, GroupMask, Image, KERNEL_FILE_PROVIDER,
+    KERNEL_PROCESS_PROVIDER, KERNEL_RUNDOWN_PROVIDER, event_trace_flag,
+};

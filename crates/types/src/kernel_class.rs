@@ -23,7 +23,7 @@ const fn g(s: &str) -> Guid {
 
 /// Parses 32 hex digits with dashes at compile time (the table's GUIDs as written in the
 /// documentation).
-const fn parse_hex(s: &str) -> u128 {
+pub const fn parse_hex(s: &str) -> u128 {
     let b = s.as_bytes();
     let mut v: u128 = 0;
     let mut i = 0;
@@ -65,6 +65,24 @@ pub const KERNEL_CLASSES: &[KernelClass] = &[
 ];
 
 impl KernelClass {
+    /// The class of `group`, usable in constants: the decoders' class tables
+    /// (`etwsim_decode::mof`) take their GUIDs and groups from here, so the table is written
+    /// once.
+    ///
+    /// # Panics
+    /// At compile time (or at run time outside a constant) for a group the table does not
+    /// name.
+    pub const fn of_group(group: u8) -> &'static KernelClass {
+        let mut i = 0;
+        while i < KERNEL_CLASSES.len() {
+            if KERNEL_CLASSES[i].group == group {
+                return &KERNEL_CLASSES[i];
+            }
+            i += 1;
+        }
+        panic!("no kernel class has this HookId group")
+    }
+
     /// The class of a `HookId` group; `None` for groups the table does not name.
     pub fn by_group(group: u8) -> Option<&'static KernelClass> {
         KERNEL_CLASSES.iter().find(|c| c.group == group)

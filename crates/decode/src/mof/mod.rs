@@ -350,6 +350,28 @@ pub fn decode_mof(
     schema(class, opcode, version)?.decode(payload, pointer_size)
 }
 
+/// Decodes a kernel event as a consumer receives it (KRN-13): the class GUID in `ProviderId`,
+/// the event type in `Opcode`, the header's version, the pointer size of its 32/64-bit
+/// header flag (8 when neither is set), the payload in `UserData`.
+///
+/// # Errors
+/// As [`decode_mof`].
+pub fn decode_event_record(r: &etwsim_types::EventRecord) -> Result<MofEvent, DecodeError> {
+    use etwsim_types::record::header_flags;
+    let pointer_size = if r.header.flags & header_flags::HEADER_32_BIT != 0 {
+        4
+    } else {
+        8
+    };
+    decode_mof(
+        r.header.provider_id,
+        r.header.descriptor.opcode.0,
+        r.header.descriptor.version,
+        pointer_size,
+        &r.user_data,
+    )
+}
+
 /// Decodes the payload of a raw system/perfinfo record by its HookId and `Version` word
 /// (only the low byte is the event version; `etl-format.md` §4).
 ///

@@ -1,4 +1,5 @@
-//! The kernel class table: GUIDs and groups (KRN-11, KRN-12), event types (KRN-09, KRN-16,
+//! The kernel class table: GUIDs and groups (KRN-11, KRN-12: taken from
+//! [`etwsim_types::KernelClass`], the one table of them), event types (KRN-09, KRN-16,
 //! KRN-27…KRN-30) and the 64-bit payload layouts of section 10 of the rules (pointer fields
 //! shrink to 4 bytes for 32-bit writers, which shifts later offsets).
 //!
@@ -18,6 +19,7 @@
 
 use super::{EventType, KernelClass, Layout, MofField, MofType};
 use etwsim_types::Guid;
+use etwsim_types::KernelClass as TypesClass;
 
 use MofType::{Ansiz, Binary, I32, I64, Pointer, TokenUserSid, U8, U16, U32, U64, Utf16z};
 
@@ -95,8 +97,8 @@ static PARTITION_INFO_EXTENSION: Layout = Layout {
 /// PartitionInfoExtension (0x50).
 pub static EVENT_TRACE: KernelClass = KernelClass {
     name: "EventTrace",
-    guid: Guid::EVENT_TRACE,
-    group: Some(0x00),
+    guid: TypesClass::of_group(0x00).guid,
+    group: Some(TypesClass::of_group(0x00).group),
     events: &[
         ev(0, "Header", &[&EVENT_TRACE_HEADER]),
         ev(0x50, "PartitionInfoExtension", &[&PARTITION_INFO_EXTENSION]),
@@ -143,13 +145,8 @@ static DISK_IO_TG3: Layout = Layout {
 /// `DiskIo` {3d6fa8d4-fe05-11d0-9dda-00c04fd7ba7c}, group 0x01 (KRN-09, KRN-30).
 pub static DISK_IO: KernelClass = KernelClass {
     name: "DiskIo",
-    guid: Guid::from_fields(
-        0x3d6f_a8d4,
-        0xfe05,
-        0x11d0,
-        [0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c],
-    ),
-    group: Some(0x01),
+    guid: TypesClass::of_group(0x01).guid,
+    group: Some(TypesClass::of_group(0x01).group),
     events: &[
         ev(10, "Read", &[&DISK_IO_TG1]),
         ev(11, "Write", &[&DISK_IO_TG1]),
@@ -209,13 +206,8 @@ const PROCESS_LAYOUTS: &[&Layout] = &[&PROCESS_V3, &PROCESS_V4];
 /// `Process` {3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c}, group 0x03 (KRN-09, KRN-27).
 pub static PROCESS: KernelClass = KernelClass {
     name: "Process",
-    guid: Guid::from_fields(
-        0x3d6f_a8d0,
-        0xfe05,
-        0x11d0,
-        [0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c],
-    ),
-    group: Some(0x03),
+    guid: TypesClass::of_group(0x03).guid,
+    group: Some(TypesClass::of_group(0x03).group),
     events: &[
         ev(1, "Start", PROCESS_LAYOUTS),
         ev(2, "End", PROCESS_LAYOUTS),
@@ -405,13 +397,8 @@ const PATH_OPERATION: &[&Layout] = &[&FILE_IO_PATH_OPERATION];
 /// 78 and 82 are named but have no published layout.
 pub static FILE_IO: KernelClass = KernelClass {
     name: "FileIo",
-    guid: Guid::from_fields(
-        0x90cb_dc39,
-        0x4a3e,
-        0x11d1,
-        [0x84, 0xf4, 0x00, 0x00, 0xf8, 0x04, 0x64, 0xe3],
-    ),
-    group: Some(0x04),
+    guid: TypesClass::of_group(0x04).guid,
+    group: Some(TypesClass::of_group(0x04).group),
     events: &[
         ev(0, "Name", NAME),
         ev(32, "FileCreate", NAME),
@@ -476,13 +463,8 @@ const THREAD_LAYOUTS: &[&Layout] = &[&THREAD_V3];
 /// and ReadyThread (50) are named without a layout.
 pub static THREAD: KernelClass = KernelClass {
     name: "Thread",
-    guid: Guid::from_fields(
-        0x3d6f_a8d1,
-        0xfe05,
-        0x11d0,
-        [0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c],
-    ),
-    group: Some(0x05),
+    guid: TypesClass::of_group(0x05).guid,
+    group: Some(TypesClass::of_group(0x05).group),
     events: &[
         ev(1, "Start", THREAD_LAYOUTS),
         ev(2, "End", THREAD_LAYOUTS),
@@ -522,13 +504,8 @@ const IMAGE_LAYOUTS: &[&Layout] = &[&IMAGE_LOAD];
 /// `Image` {2cb15d1d-5fc1-11d2-abe1-00a0c911f518}, group 0x14 (KRN-09, KRN-29).
 pub static IMAGE: KernelClass = KernelClass {
     name: "Image",
-    guid: Guid::from_fields(
-        0x2cb1_5d1d,
-        0x5fc1,
-        0x11d2,
-        [0xab, 0xe1, 0x00, 0xa0, 0xc9, 0x11, 0xf5, 0x18],
-    ),
-    group: Some(0x14),
+    guid: TypesClass::of_group(0x14).guid,
+    group: Some(TypesClass::of_group(0x14).group),
     events: &[
         ev(10, "Load", IMAGE_LAYOUTS),
         ev(2, "Unload", IMAGE_LAYOUTS),
@@ -541,12 +518,12 @@ pub static IMAGE: KernelClass = KernelClass {
 // The other KRN-12 classes: GUID and group, no layouts yet.
 
 macro_rules! bare_class {
-    ($(#[$doc:meta])* $id:ident, $name:literal, $group:expr, $d1:literal, $d2:literal, $d3:literal, $d4:expr) => {
+    ($(#[$doc:meta])* $id:ident, $name:literal, $group:literal) => {
         $(#[$doc])*
         pub static $id: KernelClass = KernelClass {
             name: $name,
-            guid: Guid::from_fields($d1, $d2, $d3, $d4),
-            group: $group,
+            guid: TypesClass::of_group($group).guid,
+            group: Some($group),
             events: &[],
         };
     };
@@ -554,49 +531,40 @@ macro_rules! bare_class {
 
 bare_class!(
     /// `PageFault` {3d6fa8d3-fe05-11d0-9dda-00c04fd7ba7c}, group 0x02 (no layouts).
-    PAGE_FAULT, "PageFault", Some(0x02), 0x3d6f_a8d3, 0xfe05, 0x11d0,
-    [0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c]
+    PAGE_FAULT, "PageFault", 0x02
 );
 bare_class!(
     /// `TcpIp` {9a280ac0-c8e0-11d1-84e2-00c04fb998a2}, group 0x06 (no layouts).
-    TCP_IP, "TcpIp", Some(0x06), 0x9a28_0ac0, 0xc8e0, 0x11d1,
-    [0x84, 0xe2, 0x00, 0xc0, 0x4f, 0xb9, 0x98, 0xa2]
+    TCP_IP, "TcpIp", 0x06
 );
 bare_class!(
     /// `UdpIp` {bf3a50c5-a9c9-4988-a005-2df0b7c80f80}, group 0x08 (no layouts).
-    UDP_IP, "UdpIp", Some(0x08), 0xbf3a_50c5, 0xa9c9, 0x4988,
-    [0xa0, 0x05, 0x2d, 0xf0, 0xb7, 0xc8, 0x0f, 0x80]
+    UDP_IP, "UdpIp", 0x08
 );
 bare_class!(
     /// `Registry` {ae53722e-c863-11d2-8659-00c04fa321a1}, group 0x09 (no layouts).
-    REGISTRY, "Registry", Some(0x09), 0xae53_722e, 0xc863, 0x11d2,
-    [0x86, 0x59, 0x00, 0xc0, 0x4f, 0xa3, 0x21, 0xa1]
+    REGISTRY, "Registry", 0x09
 );
 bare_class!(
     /// `SystemConfig` (= EventTraceConfigGuid) {01853a65-418f-4f36-aefc-dc0f1d2fd235}, group
     /// 0x0B (no layouts).
-    SYSTEM_CONFIG, "SystemConfig", Some(0x0B), 0x0185_3a65, 0x418f, 0x4f36,
-    [0xae, 0xfc, 0xdc, 0x0f, 0x1d, 0x2f, 0xd2, 0x35]
+    SYSTEM_CONFIG, "SystemConfig", 0x0B
 );
 bare_class!(
     /// `PerfInfo` {ce1dbfb4-137e-4da6-87b0-3f59aa102cbc}, group 0x0F (no layouts).
-    PERF_INFO, "PerfInfo", Some(0x0F), 0xce1d_bfb4, 0x137e, 0x4da6,
-    [0x87, 0xb0, 0x3f, 0x59, 0xaa, 0x10, 0x2c, 0xbc]
+    PERF_INFO, "PerfInfo", 0x0F
 );
 bare_class!(
     /// `StackWalk` {def2fe46-7bd6-4b80-bd94-f57fe20d0ce3}, group 0x18 (no layouts).
-    STACK_WALK, "StackWalk", Some(0x18), 0xdef2_fe46, 0x7bd6, 0x4b80,
-    [0xbd, 0x94, 0xf5, 0x7f, 0xe2, 0x0d, 0x0c, 0xe3]
+    STACK_WALK, "StackWalk", 0x18
 );
 bare_class!(
     /// `ALPC` {45d8cccd-539f-4b72-a8b7-5c683142609a}, group 0x1A (no layouts).
-    ALPC, "ALPC", Some(0x1A), 0x45d8_cccd, 0x539f, 0x4b72,
-    [0xa8, 0xb7, 0x5c, 0x68, 0x31, 0x42, 0x60, 0x9a]
+    ALPC, "ALPC", 0x1A
 );
 bare_class!(
     /// `SplitIo` {d837ca92-12b9-44a5-ad6a-3a65b3578aa8}, group 0x1B (no layouts).
-    SPLIT_IO, "SplitIo", Some(0x1B), 0xd837_ca92, 0x12b9, 0x44a5,
-    [0xad, 0x6a, 0x3a, 0x65, 0xb3, 0x57, 0x8a, 0xa8]
+    SPLIT_IO, "SplitIo", 0x1B
 );
 
 /// `Lost_Event` (RT_LostEvent) {6a399ae0-4bc6-4de9-870b-3657f8947e7e}: no HookId group;

@@ -439,6 +439,9 @@ impl GuidEntry {
 /// Does slot `s` enable registration `reg` of process `p`? Private sessions see only their
 /// own process (SES-42); scope filters narrow the rest (FLT-16, FLT-17).
 fn slot_applies(s: &SlotEntry, reg: &RegEntry, p: Option<&ProcessRecord>) -> bool {
+    if s.logger.cfg.kernel_logger {
+        return false; // KRN-02 (choice): the enable succeeds, no event reaches the kernel logger
+    }
     if let Some(owner) = s.logger.private_owner {
         if owner != reg.process_key {
             return false;
@@ -919,7 +922,7 @@ impl State {
         }
     }
 
-    fn register(
+    pub(crate) fn register(
         &mut self,
         key: u64,
         guid: Guid,
@@ -1048,6 +1051,12 @@ impl State {
                     "TRACEHANDLE filter {h:#x} names no running session"
                 )));
             }
+        }
+        // The system providers: kernel manifest providers, System Providers, kernel rundowns.
+        if let Some(r) =
+            crate::system::rundown::enable_hook(self, ctx, guid, code, p, filters.trace_handle)
+        {
+            return r;
         }
         if guid == Guid::SYSTEM_TRACE_CONTROL && code != ControlCode::CaptureState {
             return Err(Error::invalid(

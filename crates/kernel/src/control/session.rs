@@ -1037,6 +1037,8 @@ impl Kernel {
             s.admit_session(&rec, eff, &kernel, sink)
                 .map(|ctx| (ctx, Vec::new()))
         })?;
+        // A system logger joins the kernel-event table and gets its DCStart rundown (SES-70).
+        self.system_session_started(&ctx);
         if !self.is_deterministic() {
             let parker = crossbeam::sync::Parker::new();
             let unparker = parker.unparker().clone();
@@ -1106,7 +1108,8 @@ impl Kernel {
                 TraceControl::Query => {}
                 TraceControl::Flush => ctx.flush_now(FlushReason::Control(code)), // a full file is reaped below (SES-62)
                 TraceControl::Update => {
-                    s.update_session(&ctx, update.cloned().unwrap_or_default(), self)?
+                    s.update_session(&ctx, update.cloned().unwrap_or_default(), self)?;
+                    self.system_flags_updated(&ctx); // SES-77: new EnableFlags take effect
                 }
                 TraceControl::IncrementFile => {
                     if !ctx.live.lock().mode.contains(LogFileMode::NEWFILE) {
@@ -1179,6 +1182,8 @@ impl Kernel {
             let pending = s.disable_everywhere(&ctx);
             Ok((ctx, pending))
         })?;
+        // SES-70, KRN-32: a system logger's DCEnd and FileRundown events, before the flush.
+        self.system_session_stopping(&ctx);
         // SES-79: the remaining buffered events are flushed as part of stopping — after every
         // write that saw the session running has finished (see `BufferPool::enter`).
         ctx.pool.wait_writers();

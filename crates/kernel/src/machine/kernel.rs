@@ -253,7 +253,7 @@ impl KernelBuilder {
             (None, ExecutionMode::Threaded) => crate::machine::disk::Disk::Real,
         };
         let journal = c.journal.map(|n| Arc::new(Journal::new(n)));
-        Ok(Kernel {
+        let kernel = Kernel {
             inner: Arc::new(KernelInner {
                 journal,
                 config: self.config,
@@ -266,8 +266,13 @@ impl KernelBuilder {
                 activity_ids: AtomicU64::new(0),
                 event_keys: AtomicU64::new(0),
                 next_cpu: AtomicU64::new(0),
+                sys: crate::system::SystemState::default(),
             }),
-        })
+        };
+        // The System process's row of the OS tables (no session runs yet: no event).
+        let spec = ProcessSpec::new("System", Token::local_system()).pid(system.1);
+        kernel.os_process_started(system.0, &spec, system.1);
+        Ok(kernel)
     }
 }
 
@@ -304,6 +309,8 @@ pub(crate) struct KernelInner {
     next_cpu: AtomicU64,
     /// The journal, when the builder asked for one.
     pub(crate) journal: Option<Arc<Journal>>,
+    /// The system providers: OS tables, system loggers, kernel manifest providers.
+    pub(crate) sys: crate::system::SystemState,
 }
 
 /// SplitMix64: a tiny, well-known generator; seeded, it makes GUIDs reproducible.
@@ -470,7 +477,17 @@ impl Kernel {
     /// `ERROR_INVALID_PARAMETER` for an empty image name or a PID that is not a free
     /// non-zero multiple of 4.
     pub fn spawn_process(&self, spec: ProcessSpec) -> Result<Process> {
-        let (start_key, pid) = self.with_state_mut(|s| s.add_process(spec))?;
+        if spec
+            .command_line
+            .as_deref()
+            .is_some_and(|c| c.contains('\0'))
+            || spec.image_name.contains('\0')
+        {
+            return Err(Error::invalid("an image name or command line holds a NUL"));
+        }
+        let (start_key, pid) = self.with_state_mut(|s| s.add_process(spec.clone()))?;
+        // KRN-09: Process Start, in the OS tables and to the sessions that want it.
+        self.os_process_started(start_key, &spec, pid);
         Ok(Process {
             kernel: self.clone(),
             start_key,
@@ -496,9 +513,14 @@ impl Kernel {
         })
     }
 
-    pub(crate) fn exit_process(&self, key: u64) {
+    pub(crate) fn exit_process(&self, key: u64, exit_status: i32) {
         if key == self.inner.system.0 {
             return; // the System process never exits
+        }
+        let live = self.with_state(|s| s.processes.get(&key).is_some_and(|p| !p.exited));
+        if live {
+            // Its files close, threads end, images unload, then Process End (KRN-09).
+            self.os_process_exited(key, exit_status);
         }
         let _ = self.control(|s: &mut State| {
             let pid = match s.processes.get_mut(&key) {
@@ -536,6 +558,11 @@ impl Kernel {
             crate::machine::disk::Disk::Virtual(v) => Some(v),
             crate::machine::disk::Disk::Real => None,
         }
+    }
+
+    /// The System process's start key.
+    pub(crate) fn system_key(&self) -> u64 {
+        self.inner.system.0
     }
 
     pub(crate) fn id(&self) -> u64 {

@@ -161,6 +161,10 @@ pub struct ProcessSpec {
     pub package_app_id: Option<String>,
     /// Whether the process is marked InPrivate (EXCLUDE_INPRIVATE, FLT-11).
     pub inprivate: bool,
+    /// The command line (Process events' CommandLine); `None` = the image name.
+    pub command_line: Option<String>,
+    /// The parent's PID (Process events' ParentId); `None` = 0.
+    pub parent: Option<u32>,
 }
 
 impl ProcessSpec {
@@ -173,7 +177,21 @@ impl ProcessSpec {
             package_id: None,
             package_app_id: None,
             inprivate: false,
+            command_line: None,
+            parent: None,
         }
+    }
+
+    /// With a command line.
+    pub fn command_line(mut self, command_line: &str) -> ProcessSpec {
+        self.command_line = Some(command_line.into());
+        self
+    }
+
+    /// Started by `parent`.
+    pub fn parent(mut self, parent: &Process) -> ProcessSpec {
+        self.parent = Some(parent.pid());
+        self
     }
 
     /// With a fixed PID.
@@ -290,7 +308,13 @@ impl Process {
     /// no callback, PRV-08), its private sessions stop; sessions it started stay running and
     /// providers it enabled stay enabled (SES-16, PRV-25).
     pub fn exit(&self) {
-        self.kernel.exit_process(self.start_key);
+        self.exit_with(0);
+    }
+
+    /// [`exit`](Self::exit) with an exit status: its open files are closed, its threads end,
+    /// its images unload, and Process End carries `exit_status` (KRN-09, KRN-27).
+    pub fn exit_with(&self, exit_status: i32) {
+        self.kernel.exit_process(self.start_key, exit_status);
     }
 
     /// Starts a simulated thread of this process on simulated CPU `cpu`.
@@ -313,6 +337,8 @@ impl Process {
             Some(s.next_client_id())
         });
         let tid = tid.ok_or_else(|| Error::invalid(format!("process {} has exited", self.pid)))?;
+        // KRN-09: Thread Start.
+        self.kernel.os_thread_started(self.start_key, tid, cpu);
         Ok(Thread::new(self.clone(), tid, cpu))
     }
 }

@@ -180,6 +180,14 @@ impl Thread {
         *self.state.stack.lock() = Arc::from(frames);
     }
 
+    /// The thread ends: Thread End (KRN-09). Entering it afterwards still works for writes
+    /// (the thread's ETW identity is kept), but it is no longer in the OS tables.
+    pub fn exit(&self) {
+        self.process
+            .kernel
+            .os_thread_exited(self.process.start_key, self.state.tid);
+    }
+
     /// EventActivityIdControl on this thread (EVT-15).
     pub fn activity_id_control(&self, code: ActivityControl, id: &mut Guid) {
         activity_control(&self.state, &self.process.kernel, code, id);

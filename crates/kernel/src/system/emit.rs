@@ -1,0 +1,294 @@
+//! Writing kernel events: the table of system loggers and what each selects, the summary
+//! word the OS operations test first (P15), and the stores of classic (system-header) and
+//! manifest (`EVENT_HEADER`) records into a session's buffers.
+
+use crate::control::filter::{EventView, session_accepts};
+use crate::control::provider::Provider;
+use crate::control::session::LoggerContext;
+use crate::system::flags::{GroupMask, SystemProvider};
+use arc_swap::ArcSwap;
+use etwsim_decode::fields::Value;
+use etwsim_decode::mof::Schema;
+use etwsim_types::record::{MAX_EVENT_SIZE, align8, header_flags, header_type};
+use etwsim_types::{EventDescriptor, EventHeader, Guid};
+use parking_lot::Mutex;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// Bits 32 and up of the summary word: the manifest kernel providers some session enables.
+pub(crate) const KERNEL_FILE: u64 = 1 << 32;
+/// Microsoft-Windows-Kernel-Process is enabled somewhere.
+pub(crate) const KERNEL_PROCESS: u64 = 1 << 33;
+
+/// The header version classic FileIo name events carry (KRN-17: the layout is the same in v2
+/// and v3; 2 is what etl-parser's decoder, written from real files, keys them by).
+pub(crate) const FILE_NAME_VERSION: u8 = 2;
+
+/// One system logger as the kernel-event path sees it.
+pub(crate) struct SysLogger {
+    pub(crate) ctx: Arc<LoggerContext>,
+    /// The effective EnableFlags word (base mask, equivalences, System Providers).
+    pub(crate) flags: AtomicU32,
+    pub(crate) masks: Mutex<Masks>,
+    /// FileKeys this session has a name event for (KRN-33).
+    pub(crate) named: Mutex<HashSet<u64>>,
+}
+
+/// What selects a system logger's kernel events.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Masks {
+    /// EnableFlags (StartTrace, UPDATE) or TraceSetInformation's group mask.
+    pub(crate) base: GroupMask,
+    /// System Providers enabled with EnableTraceEx2, with their MatchAnyKeyword (KRN-03).
+    pub(crate) providers: BTreeMap<Guid, u64>,
+}
+
+impl Masks {
+    pub(crate) fn effective(&self) -> GroupMask {
+        self.providers
+            .iter()
+            .filter_map(|(g, kw)| Some(SystemProvider::by_guid(*g)?.flags_for(*kw)))
+            .fold(self.base, GroupMask::with_flags)
+    }
+}
+
+impl SysLogger {
+    #[inline]
+    pub(crate) fn wants(&self, flag: u32) -> bool {
+        self.flags.load(Ordering::Relaxed) & flag != 0
+    }
+}
+
+/// Where and when a kernel event happens: the header's process and thread, the CPU whose
+/// buffer takes it, the clock ticks.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Origin {
+    pub(crate) pid: u32,
+    pub(crate) tid: u32,
+    pub(crate) cpu: usize,
+    pub(crate) ticks: u64,
+}
+
+/// The system loggers and the summary word.
+#[derive(Default)]
+pub(crate) struct Loggers {
+    /// Bits 0–31: the OR of every system logger's effective flags; bit 32 and up: manifest
+    /// kernel providers enabled somewhere. An OS operation tests this word first.
+    pub(crate) wanted: AtomicU64,
+    list: Mutex<Vec<Arc<SysLogger>>>,
+    snapshot: ArcSwap<Vec<Arc<SysLogger>>>,
+}
+
+impl Loggers {
+    /// One `Relaxed` load: is any session interested in `bits`?
+    #[inline(always)]
+    pub(crate) fn wants(&self, bits: u64) -> bool {
+        self.wanted.load(Ordering::Relaxed) & bits != 0
+    }
+
+    /// The current system loggers (a snapshot: no lock).
+    pub(crate) fn current(&self) -> Arc<Vec<Arc<SysLogger>>> {
+        self.snapshot.load_full()
+    }
+
+    pub(crate) fn find(&self, ctx: &Arc<LoggerContext>) -> Option<Arc<SysLogger>> {
+        self.list
+            .lock()
+            .iter()
+            .find(|l| Arc::ptr_eq(&l.ctx, ctx))
+            .cloned()
+    }
+
+    pub(crate) fn add(&self, ctx: &Arc<LoggerContext>, base: GroupMask) -> Arc<SysLogger> {
+        let l = Arc::new(SysLogger {
+            ctx: ctx.clone(),
+            flags: AtomicU32::new(base.effective_flags()),
+            masks: Mutex::new(Masks {
+                base,
+                providers: BTreeMap::new(),
+            }),
+            named: Mutex::new(HashSet::new()),
+        });
+        let mut list = self.list.lock();
+        list.push(l.clone());
+        self.publish(&list);
+        l
+    }
+
+    pub(crate) fn remove(&self, ctx: &Arc<LoggerContext>) {
+        let mut list = self.list.lock();
+        list.retain(|l| !Arc::ptr_eq(&l.ctx, ctx));
+        self.publish(&list);
+    }
+
+    /// Changes one logger's masks and republishes the summary.
+    pub(crate) fn update(&self, l: &SysLogger, f: impl FnOnce(&mut Masks)) {
+        let list = self.list.lock();
+        let mut m = l.masks.lock();
+        f(&mut m);
+        l.flags
+            .store(m.effective().effective_flags(), Ordering::Relaxed);
+        drop(m);
+        self.publish(&list);
+    }
+
+    fn publish(&self, list: &[Arc<SysLogger>]) {
+        self.snapshot.store(Arc::new(list.to_vec()));
+        let flags = list
+            .iter()
+            .filter(|l| l.ctx.is_running())
+            .fold(0u32, |acc, l| acc | l.flags.load(Ordering::Relaxed));
+        let high = self.wanted.load(Ordering::Relaxed) & !0xFFFF_FFFF;
+        self.wanted
+            .store(high | u64::from(flags), Ordering::Relaxed);
+    }
+
+    /// Sets or clears summary bits of the manifest providers.
+    pub(crate) fn set_provider_bit(&self, bit: u64, on: bool) {
+        if on {
+            self.wanted.fetch_or(bit, Ordering::Relaxed);
+        } else {
+            self.wanted.fetch_and(!bit, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The 64-bit payload of `schema` with `values`. `None` if the values do not fit the layout
+/// (an internal error: the OS layer validates what users pass).
+pub(crate) fn payload(schema: &Schema, values: &[Value]) -> Option<Vec<u8>> {
+    match schema.encode(values, 8) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            debug_assert!(false, "kernel payload {}: {e}", schema.layout.name);
+            None
+        }
+    }
+}
+
+/// A system record (`SYSTEM_TRACE_HEADER`, 64-bit) of `schema` with `payload`, its timestamp
+/// field left 0 (each session stamps its own clock, [`stamp`]).
+pub(crate) fn system_record(schema: &Schema, payload: Vec<u8>, o: &Origin) -> Option<Vec<u8>> {
+    let rec = etwsim_etl::TraceRecord {
+        header_type: header_type::SYSTEM64,
+        version: u16::from(schema.version),
+        hook_id: schema.hook_id(),
+        thread_id: Some(o.tid),
+        process_id: Some(o.pid),
+        timestamp: Some(0),
+        payload,
+        ..etwsim_etl::TraceRecord::default()
+    };
+    rec.encode().ok()
+}
+
+/// An `EVENT_HEADER` record (64-bit) of a manifest kernel provider, timestamp left 0.
+pub(crate) fn event_record(
+    provider: Guid,
+    desc: &EventDescriptor,
+    payload: &[u8],
+    o: &Origin,
+) -> Vec<u8> {
+    let mut head = [0u8; etwsim_types::record::EVENT_HEADER_SIZE];
+    let size = (head.len() + payload.len()).min(usize::from(u16::MAX)) as u16;
+    etwsim_types::record::encode_event_header(
+        &EventHeader {
+            size,
+            header_type: u16::from(header_type::EVENT_HEADER64),
+            flags: header_flags::HEADER_64_BIT,
+            thread_id: o.tid,
+            process_id: o.pid,
+            timestamp: 0,
+            provider_id: provider,
+            descriptor: *desc,
+            ..EventHeader::default()
+        },
+        &mut head,
+    );
+    let mut out = head.to_vec();
+    out.extend_from_slice(payload);
+    out
+}
+
+/// Writes `rec`'s timestamp for `ctx`'s clock: bytes 16–23 of a system header and of an
+/// `EVENT_HEADER` alike.
+fn stamp(rec: &mut [u8], ctx: &LoggerContext, ticks: u64) {
+    let ts = ctx.clock.raw(ticks, ctx.cfg.clock);
+    rec[16..24].copy_from_slice(&ts.to_le_bytes());
+}
+
+/// Stores one record in `ctx`'s buffer of CPU `o.cpu`, as a write does: inside the pool's
+/// in-flight bracket, only while the session takes writes (or, for the stop rundown, while
+/// it is being stopped by the caller); a refusal counts in EventsLost.
+pub(crate) fn store(ctx: &LoggerContext, rec: &mut [u8], o: &Origin, at_stop: bool) {
+    stamp(rec, ctx, o.ticks);
+    let len = align8(rec.len());
+    let lost = || {
+        ctx.counters.events_lost.fetch_add(1, Ordering::Relaxed);
+    };
+    if rec.len() > MAX_EVENT_SIZE
+        || len as u64 > ctx.pool.capacity()
+        || (ctx.realtime.load(Ordering::Relaxed) && ctx.rt.full.load(Ordering::Acquire))
+    {
+        return lost();
+    }
+    ctx.pool.enter(o.cpu);
+    if at_stop || ctx.accepts_writes() {
+        match ctx.pool.reserve(o.cpu, len as u64) {
+            Ok(r) => {
+                let words = ctx.pool.reserved(&r, len as u64);
+                for (w, chunk) in words.iter().zip(rec.chunks(8)) {
+                    let mut b = [0u8; 8];
+                    b[..chunk.len()].copy_from_slice(chunk);
+                    w.store(u64::from_le_bytes(b), Ordering::Relaxed);
+                }
+                ctx.pool.commit(r);
+            }
+            Err(_) => lost(),
+        }
+    }
+    ctx.pool.exit(o.cpu);
+}
+
+/// Writes a classic kernel event into every system logger whose flags include `flag`.
+pub(crate) fn classic(
+    loggers: &[Arc<SysLogger>],
+    flag: u32,
+    schema: &Schema,
+    payload: &[u8],
+    o: &Origin,
+) {
+    let mut targets = loggers.iter().filter(|l| l.wants(flag)).peekable();
+    if targets.peek().is_none() {
+        return;
+    }
+    let Some(rec) = system_record(schema, payload.to_vec(), o) else {
+        return;
+    };
+    for l in targets {
+        store(&l.ctx, &mut rec.clone(), o, false);
+    }
+}
+
+/// Writes a manifest kernel provider's event into every session the registration's routes
+/// say takes it (level, keywords and the other per-session filters, FLT-20); no extended
+/// items (a choice: the kernel's providers are written here, not through EventWrite).
+pub(crate) fn manifest(provider: &Provider, desc: &EventDescriptor, payload: &[u8], o: &Origin) {
+    if !provider.is_enabled_for(desc.level, desc.keyword) {
+        return;
+    }
+    let ev = EventView {
+        descriptor: desc,
+        name: None,
+        filter_mask: 0,
+        inprivate: false,
+    };
+    let rec = event_record(provider.guid(), desc, payload, o);
+    provider.reg.with_routes(|routes| {
+        for r in routes.iter() {
+            if r.logger.is_running() && session_accepts(&ev, r.slot, &r.filter) {
+                store(&r.logger, &mut rec.clone(), o, false);
+            }
+        }
+    });
+}
