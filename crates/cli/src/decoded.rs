@@ -240,6 +240,51 @@ pub(crate) struct Decoder {
     pointer_size: u8,
 }
 
+/// File names for FileIo events, as TraceEvent resolves them reading a file: FileKey first,
+/// then FileObject, with the names the whole file gives (name events and the rundown at its
+/// end), so files opened before the session started are named too (KRN-37, KRN-39).
+pub(crate) struct FileNames {
+    resolver: etwsim_decode::fileio::NameResolver,
+}
+
+impl FileNames {
+    /// Learns every name `records` gives.
+    pub(crate) fn learn<'a>(
+        records: impl Iterator<Item = &'a TraceRecord>,
+        pointer_size: u8,
+    ) -> FileNames {
+        let mut resolver =
+            etwsim_decode::fileio::NameResolver::new(etwsim_decode::fileio::Policy::File);
+        for t in records {
+            if let Some(ev) = system_event(t, pointer_size) {
+                resolver.observe(&ev, t.timestamp.unwrap_or(0));
+            }
+        }
+        FileNames { resolver }
+    }
+
+    /// The name of the file a FileIo operation event (not a name event) names, if known.
+    pub(crate) fn name(&self, t: &TraceRecord, pointer_size: u8) -> Option<String> {
+        let ev = system_event(t, pointer_size)?;
+        if ev.schema.class.name != "FileIo" || ev.get("FileName").is_some() {
+            return None;
+        }
+        let name = self.resolver.name_of(&ev, t.timestamp.unwrap_or(0));
+        (!name.is_empty()).then_some(name)
+    }
+}
+
+/// A kernel system-header record, decoded.
+fn system_event(t: &TraceRecord, pointer_size: u8) -> Option<mof::MofEvent> {
+    match t.kind() {
+        Some(RecordKind::System | RecordKind::CompactSystem | RecordKind::PerfInfo) => {
+            let ps = t.pointer_size().unwrap_or(pointer_size);
+            mof::decode_system(t.hook_id, t.version, ps, &t.payload).ok()
+        }
+        _ => None,
+    }
+}
+
 impl Decoder {
     /// Loads the manifests; `pointer_size` is the file header's.
     pub(crate) fn new(manifests: &[PathBuf], pointer_size: u32) -> Result<Decoder, Failure> {
@@ -275,6 +320,25 @@ impl Decoder {
             Record::Event(e) => self.event(e),
             Record::Trace(t) => self.trace(t),
         }
+    }
+
+    /// What `record` means, with the file name of a FileIo event from `names` (the field
+    /// `FileName (resolved)`: the payload has only the FileObject and FileKey).
+    pub(crate) fn decode_with_names(&self, record: &Record, names: Option<&FileNames>) -> Decoded {
+        let mut out = self.decode(record);
+        if let (Record::Trace(t), Some(names)) = (record, names) {
+            if let (Some(fields), Some(name)) =
+                (out.fields.as_mut(), names.name(t, self.pointer_size))
+            {
+                fields.push(("FileName (resolved)".into(), Shown::scalar(name, Kind::Str)));
+            }
+        }
+        out
+    }
+
+    /// The pointer size records without their own default to.
+    pub(crate) fn pointer_size(&self) -> u8 {
+        self.pointer_size
     }
 
     fn event(&self, e: &EventRecord) -> Decoded {

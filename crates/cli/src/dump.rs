@@ -13,7 +13,7 @@
 //! in-band error record, then fails with one line on stderr saying where the file ends or
 //! what is damaged.
 
-use crate::decoded::{Decoded, Decoder, fields_json, fields_text};
+use crate::decoded::{Decoded, Decoder, FileNames, fields_json, fields_text};
 use crate::fmt::{ext_name, filetime_utc, printable};
 use crate::input::{Clock, Damage, Input};
 use crate::{Failure, Format};
@@ -188,6 +188,7 @@ pub(crate) fn run(path: &Path, options: &Options, out: &mut dyn Write) -> Result
         Format::Json => Box::new(JsonLines { out, clock }),
     };
     sink.header(path, &input.header, clock)?;
+    let names = kernel_file_names(path, &input.header, &decoder);
     let mut events = 0u64;
     while let Some(item) = input.next() {
         let record = match item {
@@ -201,10 +202,35 @@ pub(crate) fn run(path: &Path, options: &Options, out: &mut dyn Write) -> Result
         if row.kind == RecordKind::Event {
             events += 1;
         }
-        sink.record(&row, &decoder.decode(&record), payload(&record))?;
+        sink.record(
+            &row,
+            &decoder.decode_with_names(&record, names.as_ref()),
+            payload(&record),
+        )?;
     }
     input.finish();
     sink.end(input.records, events)
+}
+
+/// For a kernel session's file (the NT Kernel Logger, or a system logger): the file names its
+/// FileIo events refer to, learnt in a first pass over the file. Damage ends the first pass
+/// quietly: the second reports it.
+fn kernel_file_names(path: &Path, h: &LogfileHeader, decoder: &Decoder) -> Option<FileNames> {
+    let kernel = h
+        .logger_name
+        .eq_ignore_ascii_case(etwsim::KERNEL_LOGGER_NAME)
+        || h.log_file_mode.contains(etwsim::LogFileMode::SYSTEM_LOGGER);
+    if !kernel {
+        return None;
+    }
+    let mut input = Input::open(path, false, false).ok()?;
+    let mut traces = Vec::new();
+    while let Some(Ok(record)) = input.next() {
+        if let Record::Trace(t) = record {
+            traces.push(t);
+        }
+    }
+    Some(FileNames::learn(traces.iter(), decoder.pointer_size()))
 }
 
 fn clock_name(h: &LogfileHeader) -> String {

@@ -774,3 +774,50 @@ fn a_long_dump_shows_a_progress_bar_only_when_stderr_is_a_terminal() {
         json
     );
 }
+
+#[test]
+fn dump_names_the_files_of_kernel_fileio_events_from_the_whole_file() {
+    // rule: KRN-37
+    // rule: KRN-39
+    use etwsim::system::event_trace_flag as flag;
+    use etwsim::{KERNEL_LOGGER_NAME, Kernel, Token};
+    let dir = scratch("dump_file_names");
+    let k = Kernel::builder().deterministic(3).cpus(1).build().unwrap();
+    let admin = k.spawn("wtrace.exe", Token::administrator("a")).unwrap();
+    let app = k.spawn("app.exe", Token::user("u")).unwrap();
+    // Opened before the session: its operations carry only FileObject and FileKey; the
+    // name comes from the FileRundown at stop (DISK_FILE_IO), at the end of the file.
+    let before = app.open_file(r"C:\logs\before.log").unwrap();
+    let s = k
+        .session(KERNEL_LOGGER_NAME)
+        .enable_flags(flag::DISK_FILE_IO | flag::FILE_IO_INIT | flag::FILE_IO)
+        .log_file("kernel.etl")
+        .caller(&admin)
+        .start()
+        .unwrap();
+    before.read(0, 512);
+    s.stop().unwrap();
+    k.virtual_disk()
+        .unwrap()
+        .export(Path::new("kernel.etl"), &dir.join("kernel.etl"))
+        .unwrap();
+    let text = ok(&dir, &["dump", "kernel.etl"]);
+    let read = text
+        .lines()
+        .find(|l| l.contains("FileIo/Read"))
+        .unwrap_or_else(|| panic!("no FileIo/Read in\n{text}"));
+    assert!(
+        read.contains(r#"FileName (resolved)="\\Device\\HarddiskVolume3\\logs\\before.log""#),
+        "{read}"
+    );
+    let json = ok(&dir, &["dump", "kernel.etl", "--format", "json"]);
+    let read: Json = json
+        .lines()
+        .map(|l| serde_json::from_str::<Json>(l).unwrap())
+        .find(|v| v["event_name"] == "Read")
+        .unwrap();
+    assert_eq!(
+        read["fields"]["FileName (resolved)"],
+        r"\Device\HarddiskVolume3\logs\before.log"
+    );
+}
