@@ -33,6 +33,7 @@
 #![forbid(unsafe_code)]
 
 // The rooms (docs/ARCHITECTURE.md): the control plane, the data plane and the simulated machine.
+pub mod boot;
 mod control;
 mod data;
 mod error;
@@ -40,6 +41,7 @@ pub mod journal;
 mod machine;
 mod sync;
 
+pub use boot::{BootOptions, BootReport, BootSessionKind, Machine, ProviderReport, SessionReport};
 pub use control::filter;
 pub use machine::clock;
 

@@ -86,7 +86,7 @@ pub struct KernelConfig {
 #[must_use]
 #[derive(Clone, Debug)]
 pub struct KernelBuilder {
-    config: KernelConfig,
+    pub(crate) config: KernelConfig,
 }
 
 impl KernelBuilder {
