@@ -5,6 +5,8 @@
 //!   lost and which counter moved; it writes `demo.etl` (and `burst.etl`) into DIR.
 //! * `etwsim dump FILE.etl [--format text|csv|json]` prints a log file's header and one
 //!   line per record, as `tracerpt` does.
+//! * `etwsim boot FILE.reg [--boots N] [--out DIR] [--format text|json]` boots a simulated
+//!   machine from a `.reg` file N times and prints what ETW did at each boot.
 //! * `etwsim guid NAME...` prints the GUID EventSource / TraceLogging derive from each
 //!   provider name (GID-01), one per line.
 //!
@@ -13,6 +15,7 @@
 //! exit code — 2 for a command-line mistake, 1 for a failure — never a panic or a backtrace.
 #![forbid(unsafe_code)]
 
+mod boot;
 mod demo;
 mod dump;
 mod fmt;
@@ -30,6 +33,7 @@ etwsim — a simulator of the kernel side of Event Tracing for Windows (ETW)
 USAGE:
     etwsim demo [--out DIR]
     etwsim dump FILE.etl [--format text|csv|json]
+    etwsim boot FILE.reg [--boots N] [--out DIR] [--format text|json]
     etwsim guid NAME...
     etwsim help | --help | -h
     etwsim --version | -V
@@ -47,6 +51,14 @@ COMMANDS:
               --format text   aligned columns with a header summary (the default)
               --format csv    one row per record after a header row
               --format json   JSON Lines: a \"header\" object, then one object per record
+    boot    Boot a simulated machine from a .reg file N times (--boots, default 1) and print
+            what ETW did at each boot: every AutoLogger and the Global Logger, started or
+            not (with the Status code written back and why), the values in force after
+            ETW's overrides, each provider enabled, each log file (FileMax rotation across
+            boots). Windows paths map into DIR (--out): C:\\x\\y.etl is DIR/C/x/y.etl; without
+            --out the files stay in memory.
+              --format text   the report, then the files written (the default)
+              --format json   JSON Lines: one object per session per boot
     guid    Print the provider GUID EventSource and TraceLogging derive from each NAME,
             one per line, lowercase and in braces (the name is upper-cased first, so
             case does not matter). Manifest providers have fixed GUIDs instead.
@@ -101,9 +113,22 @@ pub(crate) enum Format {
 enum Command {
     Help,
     Version,
-    Demo { out: Option<PathBuf> },
-    Dump { file: PathBuf, format: Format },
-    Guid { names: Vec<String> },
+    Demo {
+        out: Option<PathBuf>,
+    },
+    Dump {
+        file: PathBuf,
+        format: Format,
+    },
+    Guid {
+        names: Vec<String>,
+    },
+    Boot {
+        file: PathBuf,
+        boots: u32,
+        out: Option<PathBuf>,
+        format: Format,
+    },
 }
 
 fn main() -> ExitCode {
@@ -161,6 +186,12 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<(), Failure> {
         Command::Version => Ok(writeln!(out, "etwsim {VERSION}")?),
         Command::Demo { out: dir } => demo::run(dir.as_deref(), out),
         Command::Dump { file, format } => dump::run(&file, format, out),
+        Command::Boot {
+            file,
+            boots,
+            out: dir,
+            format,
+        } => boot::run(&file, boots, dir.as_deref(), format, out),
         Command::Guid { names } => {
             for name in names {
                 writeln!(out, "{}", etwsim::Guid::from_provider_name(&name))?;
@@ -187,9 +218,10 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, Failure> {
         Some("demo") => parse_demo(args),
         Some("dump") => parse_dump(args),
         Some("guid") => parse_guid(args),
+        Some("boot") => parse_boot(args),
         Some("help" | "--help" | "-h") => match args.next() {
             None => Ok(Command::Help),
-            Some(topic) if matches!(topic.to_str(), Some("demo" | "dump" | "guid")) => {
+            Some(topic) if matches!(topic.to_str(), Some("demo" | "dump" | "guid" | "boot")) => {
                 Ok(Command::Help)
             }
             Some(topic) => Err(Failure::Usage(format!(
@@ -202,7 +234,7 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, Failure> {
             Err(Failure::Usage(format!("unknown option {}", quoted(&first))))
         }
         _ => Err(Failure::Usage(format!(
-            "unknown command {}: the commands are 'demo', 'dump' and 'guid'",
+            "unknown command {}: the commands are 'demo', 'dump', 'boot' and 'guid'",
             quoted(&first)
         ))),
     }
@@ -273,6 +305,68 @@ fn parse_guid(args: impl Iterator<Item = OsString>) -> Result<Command, Failure> 
         ));
     }
     Ok(Command::Guid { names })
+}
+
+fn parse_boot(args: impl Iterator<Item = OsString>) -> Result<Command, Failure> {
+    let mut args: Box<dyn Iterator<Item = OsString>> = Box::new(args);
+    let (mut file, mut boots, mut out, mut format) = (None, 1u32, None, Format::Text);
+    while let Some(arg) = args.next() {
+        let (name, inline) = match split_value(&arg) {
+            Some((name, value)) => (name.to_string(), Some(value)),
+            None => (arg.to_string_lossy().into_owned(), None),
+        };
+        match name.as_str() {
+            "-h" | "--help" if inline.is_none() => return Ok(Command::Help),
+            "--out" | "-o" => out = Some(PathBuf::from(option_value("--out", inline, &mut args)?)),
+            "--boots" | "-n" => {
+                let v = option_value("--boots", inline, &mut args)?;
+                boots = match v.to_str().and_then(|s| s.parse::<u32>().ok()) {
+                    Some(n) if (1..=1000).contains(&n) => n,
+                    _ => {
+                        return Err(Failure::Usage(format!(
+                            "--boots takes a number from 1 to 1000, not {}",
+                            quoted(&v)
+                        )));
+                    }
+                };
+            }
+            "--format" | "-f" => {
+                let v = option_value("--format", inline, &mut args)?;
+                format = match v.to_str() {
+                    Some("text") => Format::Text,
+                    Some("json") => Format::Json,
+                    _ => {
+                        return Err(Failure::Usage(format!(
+                            "unknown format {}: --format takes text or json",
+                            quoted(&v)
+                        )));
+                    }
+                };
+            }
+            _ if name.starts_with('-') => {
+                return Err(Failure::Usage(format!(
+                    "unknown option {} for 'boot', which takes --boots N, --out DIR and --format text|json",
+                    quoted(&arg)
+                )));
+            }
+            _ if file.is_some() => {
+                return Err(Failure::Usage(format!(
+                    "unexpected argument {}: 'boot' reads one .reg file",
+                    quoted(&arg)
+                )));
+            }
+            _ => file = Some(PathBuf::from(arg)),
+        }
+    }
+    match file {
+        Some(file) => Ok(Command::Boot {
+            file,
+            boots,
+            out,
+            format,
+        }),
+        None => Err(Failure::Usage("'boot' needs a FILE.reg to read".into())),
+    }
 }
 
 fn parse_dump(args: impl Iterator<Item = OsString>) -> Result<Command, Failure> {
@@ -371,6 +465,10 @@ mod tests {
             &["dump", "a.etl", "--format", "xml"],
             &["dump", "a.etl", "--format"],
             &["help", "nothing"],
+            &["boot"],
+            &["boot", "a.reg", "--boots", "0"],
+            &["boot", "a.reg", "--format", "csv"],
+            &["boot", "a.reg", "b.reg"],
         ] {
             assert!(
                 matches!(args(bad), Err(Failure::Usage(_))),

@@ -242,13 +242,8 @@ impl fmt::Display for BootReport {
                 )?;
             }
             if let Some(file) = &s.log_file {
-                let host = s
-                    .host_file
-                    .as_ref()
-                    .map(|h| format!(" (host {})", h.display()))
-                    .unwrap_or_default();
                 let verb = if s.started() { "writes" } else { "would write" };
-                writeln!(f, "    {verb} {file}{host}")?;
+                writeln!(f, "    {verb} {file}")?;
             }
             if s.restored_buffers > 0 {
                 writeln!(
