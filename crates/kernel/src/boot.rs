@@ -44,6 +44,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use etwsim_registry::autologger::{GLOBAL_LOGGER_PATH, MAX_FILE_NAME};
+use etwsim_registry::security::{WMI_SECURITY_PATH, store_descriptor};
 use etwsim_registry::{
     AutoLoggerSession, GlobalLoggerSession, Registry, Value, autologger_sessions,
     expand_environment, global_logger,
@@ -197,11 +198,16 @@ pub struct BootReport {
     /// The Global Logger first (it starts earlier), then the AutoLoggers in start order
     /// (REG-23).
     pub sessions: Vec<SessionReport>,
+    /// What boot noticed outside the sessions: `WMI\Security` values it could not use.
+    pub notes: Vec<String>,
 }
 
 impl fmt::Display for BootReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "boot {}", self.boot)?;
+        for n in &self.notes {
+            writeln!(f, "  note: {n}")?;
+        }
         for s in &self.sessions {
             let kind = match s.kind {
                 BootSessionKind::AutoLogger => "AutoLogger",
@@ -350,6 +356,41 @@ impl BootReport {
     }
 }
 
+/// A `WMI\Security` value name: a GUID with or without braces.
+fn parse_guid_name(name: &str) -> Option<Guid> {
+    name.parse()
+        .ok()
+        .or_else(|| format!("{{{name}}}").parse().ok())
+}
+
+/// The descriptors of `WMI\Security` (SEC-08); values that are no GUID, not REG_BINARY or not
+/// a valid descriptor are skipped with a note.
+fn load_security(
+    registry: &Registry,
+    notes: &mut Vec<String>,
+) -> std::collections::BTreeMap<Guid, etwsim_registry::SecurityDescriptor> {
+    let mut table = std::collections::BTreeMap::new();
+    let Some(key) = registry.key(WMI_SECURITY_PATH) else {
+        return table;
+    };
+    for (name, _) in key.values() {
+        let Some(guid) = parse_guid_name(name) else {
+            notes.push(format!(
+                "WMI\\Security value {name:?} is not named by a GUID; ignored (SEC-08)"
+            ));
+            continue;
+        };
+        match etwsim_registry::security::stored_descriptor(registry, guid) {
+            Ok(Some(sd)) => {
+                table.insert(guid, sd);
+            }
+            Ok(None) => {}
+            Err(e) => notes.push(format!("WMI\\Security {name}: {e}; ignored (SEC-08)")),
+        }
+    }
+    table
+}
+
 /// Real-time buffers saved at shutdown for a session with real-time persistence (ALG-03).
 struct Persisted {
     session: String,
@@ -479,6 +520,22 @@ impl Machine {
                 }
             }
         }
+        // SEC-07, SEC-08: descriptors changed with EventAccessControl / EventAccessRemove are
+        // persisted in WMI\Security.
+        let table = self.kernel.security_descriptors();
+        let stored: Vec<String> = self
+            .registry
+            .key(WMI_SECURITY_PATH)
+            .map(|k| k.values().map(|(n, _)| n.to_owned()).collect())
+            .unwrap_or_default();
+        for name in stored {
+            if parse_guid_name(&name).is_some_and(|g| !table.contains_key(&g)) {
+                self.registry.delete_value(WMI_SECURITY_PATH, &name);
+            }
+        }
+        for (guid, sd) in &table {
+            let _ = store_descriptor(&mut self.registry, *guid, sd);
+        }
         let system = self.kernel.system_process();
         for p in self.kernel.sessions() {
             let _ = self.kernel.control_trace(
@@ -499,7 +556,11 @@ impl Machine {
         let mut report = BootReport {
             boot,
             sessions: Vec::new(),
+            notes: Vec::new(),
         };
+        // SEC-08: the GUID descriptors of WMI\Security, before any session starts.
+        self.kernel
+            .load_security(load_security(&self.registry, &mut report.notes));
         if let Some(g) = global_logger(&self.registry) {
             report.sessions.push(self.start_global_logger(&g));
         }

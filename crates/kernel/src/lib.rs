@@ -54,6 +54,7 @@ pub use control::provider::{
     TRACE_PROVIDER_FLAG_PRE_ENABLE, TraceGuidInfo, WMI_CAPTURE_STATE, WMI_DISABLE_EVENTS,
     WMI_ENABLE_EVENTS,
 };
+pub use control::security::{EventSecurityOperation, default_descriptor, token_sids};
 pub use control::session::{
     CKCL_NAME, GLOBAL_LOGGER_NAME, KERNEL_LOGGER_NAME, LoggerContext, MAX_BUFFER_SIZE_KB,
     MAX_NAME_CHARS, MAX_PRIVATE_IN_PROC_SESSIONS, MAX_PRIVATE_SESSIONS, MAX_SYSTEM_LOGGERS,

@@ -8,5 +8,6 @@
 pub(crate) mod explain;
 pub mod filter;
 pub(crate) mod provider;
+pub(crate) mod security;
 pub(crate) mod session;
 pub(crate) mod traits;

@@ -834,6 +834,7 @@ impl State {
             return Err(Error::invalid("ProviderId is GUID_NULL"));
         }
         let rec = self.live_process(key)?;
+        self.check_register_rights(&rec.token, guid)?; // SEC-02: TRACELOG_REGISTER_GUIDS
         if rec.registrations >= MAX_REGISTRATIONS_PER_PROCESS {
             return Err(Error::LimitReached {
                 what: "provider registrations per process",
@@ -924,11 +925,10 @@ impl State {
                 ctx.cfg.name
             )));
         }
-        if ctx.private_owner.is_none() && !caller.token.may_control_sessions() {
-            return Err(Error::AccessDenied(format!(
-                "{} may not enable providers into session {:?}",
-                caller.token.user, ctx.cfg.name
-            )));
+        if ctx.private_owner.is_none() {
+            // SEC-02, SEC-04: TRACELOG_GUID_ENABLE on the provider GUID (private sessions are
+            // exempt).
+            self.check_enable_rights(&caller.token, guid, &ctx.cfg.name)?;
         }
         if guid.is_null() {
             return Err(Error::invalid("ProviderId is GUID_NULL"));

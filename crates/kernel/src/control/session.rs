@@ -961,7 +961,12 @@ impl State {
     }
 }
 
-fn check_control_access(rec: &ProcessRecord, ctx: &LoggerContext) -> Result<()> {
+fn check_control_access(
+    s: &State,
+    rec: &ProcessRecord,
+    ctx: &LoggerContext,
+    code: TraceControl,
+) -> Result<()> {
     if ctx.private_owner.is_some() {
         return Ok(()); // resolve() already limited private sessions to their own process
     }
@@ -971,13 +976,13 @@ fn check_control_access(rec: &ProcessRecord, ctx: &LoggerContext) -> Result<()> 
             rec.token.user
         )));
     }
-    if !rec.token.may_control_sessions() {
+    if !rec.token.may_control_sessions() && s.descriptor_for(ctx.cfg.guid).is_none() {
         return Err(Error::AccessDenied(format!(
             "{} is not an administrator, a Performance Log User or a service account",
             rec.token.user
         )));
     }
-    Ok(())
+    s.check_control_rights(&rec.token, ctx, code)
 }
 
 impl Kernel {
@@ -1098,7 +1103,7 @@ impl Kernel {
         let props = self.control(|s: &mut State| {
             let rec = s.live_process(caller.start_key)?.clone();
             let ctx = s.resolve(caller.start_key, target)?;
-            check_control_access(&rec, &ctx)?;
+            check_control_access(s, &rec, &ctx, code)?;
             if !ctx.is_running() && code != TraceControl::Query {
                 return Err(Error::StopInProgress { name: ctx.cfg.name.clone() });
             }
@@ -1166,7 +1171,7 @@ impl Kernel {
         let ctx = self.control(|s: &mut State| {
             let rec = s.live_process(caller.start_key)?.clone();
             let ctx = s.resolve(caller.start_key, target)?;
-            check_control_access(&rec, &ctx)?;
+            check_control_access(s, &rec, &ctx, TraceControl::Stop)?;
             if ctx
                 .state
                 .compare_exchange(RUNNING, STOPPING, Ordering::SeqCst, Ordering::Acquire)
@@ -1210,7 +1215,7 @@ impl Kernel {
             s.loggers
                 .iter()
                 .flatten()
-                .filter(|l| check_control_access(rec, l).is_ok())
+                .filter(|l| check_control_access(s, rec, l, TraceControl::Query).is_ok())
                 .map(|l| l.properties())
                 .collect()
         })
@@ -1247,12 +1252,13 @@ impl State {
                     rec.token.user
                 )));
             }
-            if !rec.token.may_control_sessions() {
+            if !rec.token.may_control_sessions() && self.descriptor_for(eff.guid).is_none() {
                 return Err(Error::AccessDenied(format!(
                     "{} may not start sessions: not an administrator, a Performance Log User or a service account",
                     rec.token.user
                 )));
             }
+            self.check_start_rights(&rec.token, eff.guid, eff.mode, eff.log_file.is_some())?;
         }
         let key = name_key(&eff.name);
         let same_scope = |l: &&Arc<LoggerContext>| match (eff.private, l.private_owner) {

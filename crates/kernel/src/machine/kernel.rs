@@ -238,6 +238,7 @@ impl KernelBuilder {
             groups: BTreeMap::new(),
             next_reg_id: 1,
             enable_seq: 0,
+            security: Default::default(),
         };
         let system = state.add_process(ProcessSpec::new("System", Token::local_system()).pid(4))?;
         let clock = match c.mode {
@@ -355,6 +356,8 @@ pub(crate) struct State {
     pub(crate) next_reg_id: u64,
     /// Counts EnableTraceEx2 calls; orders "last one wins" for classic providers (PRV-22).
     pub(crate) enable_seq: u64,
+    /// GUID security descriptors (`…\WMI\Security`, SEC-08).
+    pub(crate) security: crate::control::security::SecurityTable,
 }
 
 impl State {
