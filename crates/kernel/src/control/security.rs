@@ -177,8 +177,8 @@ impl Kernel {
     /// starting point is the GUID's stored descriptor, else the default one
     /// ([`default_descriptor`]). `allow` is ignored for the SACL operations.
     ///
-    /// The caller needs WRITE_DAC on the GUID's descriptor when one is stored, else must be an
-    /// administrator or LocalSystem (writing `HKLM\…\WMI\Security`; simulator choice).
+    /// The caller must be an elevated administrator or LocalSystem: the descriptors are kept in
+    /// `HKLM\…\WMI\Security` (simulator choice; the page does not name the right).
     ///
     /// # Errors
     /// `ERROR_ACCESS_DENIED` as above; `ERROR_INVALID_PARAMETER` for an exited caller. Nothing
@@ -278,15 +278,13 @@ impl Kernel {
 
 impl State {
     fn check_write_dac(&self, token: &Token, guid: Guid) -> Result<()> {
-        let allowed = match self.security.get(&guid) {
-            Some(sd) => access_check(sd, &token_sids(token), AccessMask::WRITE_DAC).allowed,
-            None => token.is_admin(),
-        };
-        if allowed {
+        // The descriptors live in HKLM\…\WMI\Security, which administrators write (ALG-01's
+        // "administrator rights", SEC-08): the caller must be one, whatever the descriptor.
+        if token.is_admin() {
             Ok(())
         } else {
             Err(Error::AccessDenied(format!(
-                "{} may not change the security of {guid}",
+                "{} may not change the security of {guid}: administrators and LocalSystem only",
                 token.user
             )))
         }

@@ -757,6 +757,8 @@ pub struct KernelSnapshot {
     pub generation: u64,
     /// Internal generator and id counters.
     pub counters: (u64, u64, u64),
+    /// The GUID security descriptors (SEC-08).
+    pub security: Vec<(Guid, etwsim_registry::SecurityDescriptor)>,
 }
 
 /// One GUID entry in a [`KernelSnapshot`].
@@ -805,12 +807,15 @@ impl Kernel {
                 }),
             })
             .collect();
+        let security =
+            self.with_state(|s| s.security.iter().map(|(g, sd)| (*g, sd.clone())).collect());
         KernelSnapshot {
             sessions,
             guids,
             processes,
             generation,
             counters,
+            security,
         }
     }
 }
