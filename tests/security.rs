@@ -393,3 +393,34 @@ fn boot_reads_wmi_security_with_the_default_trace_security_guid_fallback() {
     );
     let _ = std::fs::remove_dir_all(root);
 }
+
+// rule: SEC-11
+#[test]
+fn joining_a_provider_group_needs_join_group_when_the_group_has_a_descriptor() {
+    use etwsim::{EnableProperty, Keyword, Level, ProviderTraits};
+    let k = kernel();
+    let group = guid(50);
+    set_dacl(
+        &k,
+        group,
+        Sid::builtin_administrators(),
+        AccessMask::TRACELOG_JOIN_GROUP | AccessMask::TRACELOG_GUID_ENABLE,
+        true,
+    );
+    let traits = ProviderTraits::new("Contoso.Grouped").with_group(group);
+    let user = user_process(&k, "u.exe");
+    let admin = admin_process(&k, "a.exe");
+    let refused = user.register_tracelogging(guid(1), &traits).unwrap();
+    let member = admin.register_tracelogging(guid(2), &traits).unwrap();
+    let s = k.session("G").start().unwrap();
+    s.enable(
+        group,
+        &EnableParams::new().property(EnableProperty::PROVIDER_GROUP),
+    )
+    .unwrap();
+    assert!(member.is_enabled_for(Level::INFORMATION, Keyword(1)));
+    assert!(
+        !refused.is_enabled(),
+        "membership denied: the group's enable does not reach it"
+    );
+}

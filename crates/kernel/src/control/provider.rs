@@ -753,6 +753,9 @@ impl State {
     /// A registration whose traits name provider group `group` joins it (PRV-36): it is
     /// enabled at once by every session that enabled the group, and told so.
     pub(crate) fn join_group(&mut self, reg: &Arc<RegEntry>, group: Guid) -> Vec<Pending> {
+        if !self.may_join_group(reg.process_key, group) {
+            return Vec::new(); // SEC-11: membership denied
+        }
         if reg.group.set(group).is_err() || !reg.registered.load(Ordering::Relaxed) {
             return Vec::new();
         }

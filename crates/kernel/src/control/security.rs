@@ -352,6 +352,18 @@ impl State {
         })
     }
 
+    /// May the process `process_key` join provider group `group`? TRACELOG_JOIN_GROUP on the
+    /// group GUID when a descriptor applies; open to everyone by default (SEC-11, like
+    /// registration, SEC-03).
+    pub(crate) fn may_join_group(&self, process_key: u64, group: Guid) -> bool {
+        match (self.processes.get(&process_key), self.descriptor_for(group)) {
+            (Some(p), Some(sd)) => {
+                access_check(sd, &token_sids(&p.token), AccessMask::TRACELOG_JOIN_GROUP).allowed
+            }
+            _ => true,
+        }
+    }
+
     /// EventRegister's right: TRACELOG_REGISTER_GUIDS on the provider GUID (SEC-02; open to
     /// everyone by default, SEC-03).
     pub(crate) fn check_register_rights(&self, token: &Token, provider: Guid) -> Result<()> {
