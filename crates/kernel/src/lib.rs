@@ -47,6 +47,7 @@ pub use machine::clock;
 
 pub use control::explain::{Explanation, Reason, Verdict};
 pub use control::filter::{EventFilter, EventView, FilterSet, NameFilter, SlotFilter};
+pub use control::notify::{SESSION_NOTIFICATION_GUID, SessionNotification, notification_payload};
 pub use control::provider::{
     ClassicCallback, ClassicNotification, ClassicProvider, ENABLE_SLOTS, EnableCallback,
     EnableNotification, EnableParams, EnableState, GuidEntry, MAX_REGISTRATIONS_PER_PROCESS,

@@ -7,6 +7,7 @@
 //! and only then allocates a logger slot — so a rejected start changes nothing.
 //! [`Session`] is the controller's handle; dropping it does not stop the session (SES-16).
 
+use crate::control::notify::SessionNotification;
 use crate::data::buffer::BufferPool;
 use crate::data::file_sink::{EtlFileSink, FileStart};
 use crate::data::logger::{LoggerThread, RealTime, Sink};
@@ -1059,6 +1060,7 @@ impl Kernel {
                 }
             }
         }
+        self.notify_session(SessionNotification::SessionStarted, &ctx.properties(), 0);
         Ok(Session {
             kernel: self.clone(),
             ctx,
@@ -1157,6 +1159,11 @@ impl Kernel {
         })?;
         // Logger work a control call did may have filled a SEQUENTIAL file (SES-62).
         self.reap_full_sessions();
+        let new_file = code == TraceControl::IncrementFile
+            || (code == TraceControl::Update && update.is_some_and(|u| u.log_file.is_some()));
+        if new_file {
+            self.notify_session(SessionNotification::MediaChanged, &props, 0);
+        }
         Ok(props)
     }
 
@@ -1200,6 +1207,7 @@ impl Kernel {
             let _ = sink.close(&props);
         }
         ctx.rt.notify();
+        self.notify_session(SessionNotification::SessionTerminated, &props, 0);
         Ok(props)
     }
 

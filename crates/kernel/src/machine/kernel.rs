@@ -609,6 +609,11 @@ impl Kernel {
     pub(crate) fn reap_full_sessions(&self) {
         for ctx in self.running_sessions() {
             if ctx.stop_requested.load(Ordering::Acquire) {
+                self.notify_session(
+                    crate::control::notify::SessionNotification::LogfileError,
+                    &ctx.properties(),
+                    etwsim_types::Win32Error::ERROR_LOG_FILE_FULL.code(),
+                );
                 self.stop_full_session(&ctx);
             }
         }
