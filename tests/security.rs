@@ -424,3 +424,45 @@ fn joining_a_provider_group_needs_join_group_when_the_group_has_a_descriptor() {
         "membership denied: the group's enable does not reach it"
     );
 }
+
+// rule: SEC-06
+#[test]
+fn a_secure_session_takes_events_only_from_log_event_holders() {
+    use etwsim::{EventDescriptor, Keyword, Level, LogFileMode};
+    let k = kernel();
+    let g = session_guid(6);
+    let s = k
+        .session("Secure")
+        .guid(g)
+        .mode(LogFileMode::SECURE | LogFileMode::REAL_TIME)
+        .start()
+        .unwrap();
+    s.enable(guid(1), &EnableParams::new()).unwrap();
+    let mut c = k
+        .open_realtime(&k.system_process(), "Secure", ConsumerOptions::default())
+        .unwrap();
+    let user = user_process(&k, "u.exe")
+        .register_provider(guid(1))
+        .unwrap();
+    let admin = admin_process(&k, "a.exe")
+        .register_provider(guid(1))
+        .unwrap();
+    let ev = |id| EventDescriptor::new(id, Level::INFORMATION, Keyword(1));
+    user.write(&ev(1), &[b"user"]).unwrap(); // refused for this session, not an error
+    admin.write(&ev(2), &[b"admin"]).unwrap();
+    // Granting TRACELOG_LOG_EVENT on the session GUID lets the user log.
+    k.event_access_control(
+        &k.system_process(),
+        g,
+        EventSecurityOperation::AddDacl,
+        &Sid::everyone(),
+        AccessMask::TRACELOG_LOG_EVENT,
+        true,
+    )
+    .unwrap();
+    user.write(&ev(3), &[b"user"]).unwrap();
+    admin.write(&ev(4), &[b"admin"]).unwrap();
+    s.flush().unwrap();
+    let ids: Vec<u16> = c.drain().iter().map(|e| e.header.descriptor.id).collect();
+    assert_eq!(ids, [2, 3, 4]);
+}

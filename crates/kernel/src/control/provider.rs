@@ -235,6 +235,8 @@ impl Routes {
             f.filters.event_ids.is_none()
                 && f.filters.event_names.is_none()
                 && !f.enable_property.intersects(PER_EVENT_PROPERTIES)
+                // SEC-06: a SECURE_MODE session checks the writer on the general path.
+                && !r.logger.cfg.mode.contains(etwsim_types::LogFileMode::SECURE)
         });
         Routes {
             version: ROUTES_VERSION.fetch_add(1, Ordering::Relaxed) + 1,

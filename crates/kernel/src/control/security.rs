@@ -364,6 +364,21 @@ impl State {
         }
     }
 
+    /// SEC-06: may the process `process_key` log into the SECURE_MODE session `session`?
+    /// TRACELOG_LOG_EVENT on the session GUID; without a descriptor, the default policy's
+    /// holders (administrators, Performance Log Users, the service accounts).
+    pub(crate) fn may_log_to_secure(&self, process_key: u64, session: Guid) -> bool {
+        self.processes.get(&process_key).is_some_and(|p| {
+            self.check_access(
+                &p.token,
+                session,
+                TraceOperation::LogToSecureSession,
+                p.token.may_control_sessions(),
+            )
+            .is_ok()
+        })
+    }
+
     /// EventRegister's right: TRACELOG_REGISTER_GUIDS on the provider GUID (SEC-02; open to
     /// everyone by default, SEC-03).
     pub(crate) fn check_register_rights(&self, token: &Token, provider: Guid) -> Result<()> {
