@@ -40,6 +40,11 @@ fn dword(path: &Registry, key: &str, name: &str) -> Option<u32> {
     path.value(key, name).and_then(Value::to_dword)
 }
 
+/// The `Status` ETW wrote back for AutoLogger `name` (REG-18).
+fn status(m: &Machine, name: &str) -> Option<u32> {
+    dword(m.registry(), &format!(r"{AL}\{name}"), "Status")
+}
+
 // rule: ALG-01
 // rule: ALG-02
 // rule: ALG-03
@@ -95,10 +100,7 @@ fn a_missing_guid_refuses_the_start_and_status_says_why() {
     let r = &m.report().sessions[0];
     assert!(r.attempted && !r.started());
     assert_eq!(r.status, Some(Win32Error::ERROR_INVALID_PARAMETER));
-    assert_eq!(
-        dword(m.registry(), &format!(r"{AL}\NoGuid"), "Status"),
-        Some(87)
-    );
+    assert_eq!(status(&m, "NoGuid"), Some(87));
 }
 
 // rule: REG-18
@@ -108,12 +110,9 @@ fn status_is_the_win32_code_of_the_start() {
     let text = session_key("A1", "\"Start\"=dword:00000001")
         + &session_key("B2", "\"Start\"=dword:00000001");
     let m = boot("status", reg(&text));
-    assert_eq!(dword(m.registry(), &format!(r"{AL}\A1"), "Status"), Some(0));
+    assert_eq!(status(&m, "A1"), Some(0));
     let code = Win32Error::ERROR_ALREADY_EXISTS.code();
-    assert_eq!(
-        dword(m.registry(), &format!(r"{AL}\B2"), "Status"),
-        Some(code)
-    );
+    assert_eq!(status(&m, "B2"), Some(code));
     let b = &m.report().sessions[1];
     assert_eq!(b.status, Some(Win32Error::ERROR_ALREADY_EXISTS));
     assert!(b.why.as_deref().unwrap().contains("GUID"), "{:?}", b.why);
@@ -130,10 +129,7 @@ fn a_file_name_in_a_missing_folder_gives_path_not_found() {
     let m = boot("missingfolder", reg(&text));
     let r = &m.report().sessions[0];
     assert_eq!(r.status, Some(Win32Error::ERROR_PATH_NOT_FOUND));
-    assert_eq!(
-        dword(m.registry(), &format!(r"{AL}\Lost"), "Status"),
-        Some(3)
-    );
+    assert_eq!(status(&m, "Lost"), Some(3));
 }
 
 // rule: ALG-04

@@ -23,6 +23,22 @@ fn session_guid(n: u32) -> Guid {
     Guid::from_fields(0xabcd_0000 + n, 1, 2, [3, 4, 5, 6, 7, 8, 9, n as u8])
 }
 
+/// EnableTraceEx2(ENABLE_PROVIDER) of `provider` into `s` as `caller`.
+fn enable_as(
+    k: &Kernel,
+    caller: &etwsim::Process,
+    s: &etwsim::Session,
+    provider: Guid,
+) -> etwsim::Result<()> {
+    k.enable_trace_ex2(
+        caller,
+        Target::Handle(s.handle()),
+        provider,
+        etwsim::ControlCode::EnableProvider,
+        &EnableParams::new(),
+    )
+}
+
 /// Sets `guid`'s DACL to one ACE as the System process (EventSecuritySetDACL).
 fn set_dacl(k: &Kernel, guid: Guid, sid: Sid, rights: AccessMask, allow: bool) {
     k.event_access_control(
@@ -127,13 +143,7 @@ fn enable_needs_guid_enable_on_the_provider_guid() {
     let other = guid(2);
     // A standard user may not enable providers by default …
     assert_rejected(&k, Win32Error::ERROR_ACCESS_DENIED, || {
-        k.enable_trace_ex2(
-            &user,
-            Target::Handle(s.handle()),
-            granted,
-            etwsim::ControlCode::EnableProvider,
-            &EnableParams::new(),
-        )
+        enable_as(&k, &user, &s, granted)
     });
     // … unless the provider's descriptor grants TRACELOG_GUID_ENABLE.
     let sids = etwsim::token_sids(&user.token());
@@ -144,22 +154,9 @@ fn enable_needs_guid_enable_on_the_provider_guid() {
         AccessMask::TRACELOG_GUID_ENABLE,
         true,
     );
-    k.enable_trace_ex2(
-        &user,
-        Target::Handle(s.handle()),
-        granted,
-        etwsim::ControlCode::EnableProvider,
-        &EnableParams::new(),
-    )
-    .unwrap();
+    enable_as(&k, &user, &s, granted).unwrap();
     assert_rejected(&k, Win32Error::ERROR_ACCESS_DENIED, || {
-        k.enable_trace_ex2(
-            &user,
-            Target::Handle(s.handle()),
-            other,
-            etwsim::ControlCode::EnableProvider,
-            &EnableParams::new(),
-        )
+        enable_as(&k, &user, &s, other)
     });
     // An explicit deny beats group membership: an administrator denied on this GUID.
     let admin = admin_process(&k, "a.exe");
@@ -173,13 +170,7 @@ fn enable_needs_guid_enable_on_the_provider_guid() {
     )
     .unwrap();
     assert_rejected(&k, Win32Error::ERROR_ACCESS_DENIED, || {
-        k.enable_trace_ex2(
-            &admin,
-            Target::Handle(s.handle()),
-            other,
-            etwsim::ControlCode::EnableProvider,
-            &EnableParams::new(),
-        )
+        enable_as(&k, &admin, &s, other)
     });
 }
 

@@ -184,6 +184,31 @@ pub struct SessionReport {
 }
 
 impl SessionReport {
+    /// A session not (yet) started, with the registry view's diagnostics as its notes.
+    fn new(
+        kind: BootSessionKind,
+        key_name: &str,
+        name: &str,
+        diagnostics: &[etwsim_registry::Diagnostic],
+    ) -> SessionReport {
+        SessionReport {
+            kind,
+            key_name: key_name.to_owned(),
+            name: name.to_owned(),
+            attempted: false,
+            status: None,
+            why: None,
+            log_file: None,
+            host_file: None,
+            file_counter: None,
+            requested: None,
+            in_force: None,
+            restored_buffers: 0,
+            overrides: diagnostics.iter().map(ToString::to_string).collect(),
+            providers: Vec::new(),
+        }
+    }
+
     /// `true` when the session is running after boot.
     pub fn started(&self) -> bool {
         self.status == Some(Win32Error::ERROR_SUCCESS)
@@ -647,21 +672,13 @@ impl Machine {
 
     fn start_global_logger(&mut self, g: &GlobalLoggerSession) -> SessionReport {
         let name = g.session_name();
-        let mut r = SessionReport {
-            kind: BootSessionKind::GlobalLogger,
-            key_name: etwsim_registry::autologger::GLOBAL_LOGGER_NAME.to_owned(),
-            name: name.to_owned(),
-            attempted: false,
-            status: None,
-            why: None,
-            log_file: None,
-            host_file: None,
-            file_counter: None,
-            requested: None,
-            in_force: None,
-            restored_buffers: 0,
-            overrides: g.diagnostics.iter().map(ToString::to_string).collect(),
-            providers: g
+        let mut r = SessionReport::new(
+            BootSessionKind::GlobalLogger,
+            etwsim_registry::autologger::GLOBAL_LOGGER_NAME,
+            name,
+            &g.diagnostics,
+        );
+        r.providers = g
                 .providers
                 .iter()
                 .map(|p| ProviderReport {
@@ -676,8 +693,7 @@ impl Machine {
                             .to_owned(),
                     ),
                 })
-                .collect(),
-        };
+                .collect();
         if !g.will_start() {
             r.why = Some(format!("Start = {}", g.settings.start.in_force));
             return r;
@@ -711,34 +727,25 @@ impl Machine {
     }
 
     fn start_autologger(&mut self, a: &AutoLoggerSession) -> SessionReport {
-        let mut r = SessionReport {
-            kind: BootSessionKind::AutoLogger,
-            key_name: a.name.clone(),
-            name: a.name.clone(),
-            attempted: false,
-            status: None,
-            why: None,
-            log_file: None,
-            host_file: None,
-            file_counter: None,
-            requested: None,
-            in_force: None,
-            restored_buffers: 0,
-            overrides: a.diagnostics.iter().map(ToString::to_string).collect(),
-            providers: a
-                .providers
-                .iter()
-                .map(|p| ProviderReport {
-                    guid: p.guid,
-                    enabled: false,
-                    level: p.enable_level.in_force.0,
-                    match_any: p.match_any_keyword.in_force.0,
-                    match_all: p.match_all_keyword.in_force.0,
-                    enable_property: p.enable_property.in_force.bits(),
-                    why: Some("the session did not start".to_owned()),
-                })
-                .collect(),
-        };
+        let mut r = SessionReport::new(
+            BootSessionKind::AutoLogger,
+            &a.name,
+            &a.name,
+            &a.diagnostics,
+        );
+        r.providers = a
+            .providers
+            .iter()
+            .map(|p| ProviderReport {
+                guid: p.guid,
+                enabled: false,
+                level: p.enable_level.in_force.0,
+                match_any: p.match_any_keyword.in_force.0,
+                match_all: p.match_all_keyword.in_force.0,
+                enable_property: p.enable_property.in_force.bits(),
+                why: Some("the session did not start".to_owned()),
+            })
+            .collect();
         if a.settings.start.in_force != 1 {
             r.why = Some(format!("Start = {}", a.settings.start.in_force));
             return r;
