@@ -101,3 +101,41 @@ fn without_a_session_enabling_it_nothing_is_registered_or_written() {
     assert_eq!(after.guids, before.guids);
     assert!(k.trace_guid_info(SESSION_NOTIFICATION_GUID).is_none());
 }
+
+// rule: BUF-18
+// rule: SES-62
+#[test]
+fn a_full_log_file_is_a_logfile_error_then_the_session_terminates() {
+    use etwsim::{EventDescriptor, Keyword, Level, Token};
+    let k = kernel();
+    let (w, mut c) = watcher(&k);
+    let s = k
+        .session("Small")
+        .mode(LogFileMode::SEQUENTIAL | LogFileMode::USE_KBYTES_FOR_SIZE)
+        .log_file("notify-small.etl")
+        .maximum_file_size(12)
+        .buffer_size_kb(4)
+        .start()
+        .unwrap();
+    s.enable(guid(1), &EnableParams::new()).unwrap();
+    let app = k.spawn("app.exe", Token::user("alice")).unwrap();
+    let p = app.register_provider(guid(1)).unwrap();
+    let payload = [7u8; 1000];
+    for id in 0..40u16 {
+        if !s.is_running() {
+            break;
+        }
+        let _ = p.write(
+            &EventDescriptor::new(id, Level::INFORMATION, Keyword(1)),
+            &[&payload],
+        );
+        k.run_pending();
+    }
+    assert!(!s.is_running(), "a 12 KB file holds two 4 KB data buffers");
+    let records = drain(&w, &mut c);
+    let small: Vec<&EventRecord> = records.iter().filter(|e| decode(e).2 == "Small").collect();
+    let kinds: Vec<u16> = small.iter().map(|e| e.header.descriptor.id).collect();
+    assert_eq!(kinds, [5, 3, 2], "started, log file error, terminated");
+    let status = u32::from_le_bytes(small[1].user_data[20..24].try_into().unwrap());
+    assert_eq!(status, etwsim::Win32Error::ERROR_LOG_FILE_FULL.code());
+}
