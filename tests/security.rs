@@ -457,3 +457,56 @@ fn a_secure_session_takes_events_only_from_log_event_holders() {
     let ids: Vec<u16> = c.drain().iter().map(|e| e.header.descriptor.id).collect();
     assert_eq!(ids, [2, 3, 4]);
 }
+
+// rule: SEC-07
+#[test]
+fn the_win32_face_queries_with_more_data_and_edits_with_binary_sids() {
+    use etwsim::win32::Win32;
+    let k = kernel();
+    let admin = Win32::new(&admin_process(&k, "a.exe"));
+    let g = guid(9);
+    // Size 0 asks for the size only.
+    let mut size = 0u32;
+    assert_eq!(
+        admin.event_access_query(Some(&g), None, Some(&mut size)),
+        Win32Error::ERROR_MORE_DATA.code()
+    );
+    let default_len = etwsim::default_descriptor().to_bytes().unwrap().len();
+    assert_eq!(size as usize, default_len);
+    let mut buf = vec![0u8; size as usize];
+    assert_eq!(
+        admin.event_access_query(Some(&g), Some(&mut buf), Some(&mut size)),
+        0
+    );
+    assert_eq!(
+        SecurityDescriptor::from_bytes(&buf).unwrap(),
+        etwsim::default_descriptor()
+    );
+    // EventSecuritySetDACL (0) with a binary SID; a bad operation or SID is refused.
+    let everyone = Sid::everyone().to_bytes();
+    let query = AccessMask::WMIGUID_QUERY.bits();
+    assert_eq!(
+        admin.event_access_control(Some(&g), 0, Some(&everyone), query, true),
+        0
+    );
+    let bad = Win32Error::ERROR_INVALID_PARAMETER.code();
+    assert_eq!(
+        admin.event_access_control(Some(&g), 4, Some(&everyone), query, true),
+        bad
+    );
+    assert_eq!(
+        admin.event_access_control(Some(&g), 0, Some(&[1, 2]), query, true),
+        bad
+    );
+    assert_eq!(
+        admin.event_access_control(None, 0, Some(&everyone), query, true),
+        bad
+    );
+    let user = Win32::new(&user_process(&k, "u.exe"));
+    assert_eq!(
+        user.event_access_remove(Some(&g)),
+        Win32Error::ERROR_ACCESS_DENIED.code()
+    );
+    assert_eq!(admin.event_access_remove(Some(&g)), 0);
+    assert_eq!(k.event_access_query(g), etwsim::default_descriptor());
+}
