@@ -29,6 +29,11 @@
 //! | provider `{GUID}` subkeys | enabled with EnableTraceEx semantics (level, MatchAny, MatchAll, EnableProperty; no filters) as the System process: providers get enable callbacks, later registrations are pre-enabled | ALG-05, ALG-06, REG-23, REG-25 |
 //! | Global Logger | named `GlobalLogger` (logger id 1) or, with `EnableKernelFlags`, `NT Kernel Logger` with those flags; always a file; enables no provider (its `{GUID}` subkeys are for the providers to read) | ALG-09, ALG-10, REG-21, REG-22 |
 //!
+//! Not modelled: EVENT_TRACE_NONSTOPPABLE_MODE, which only AutoLoggers may use (ALG-06,
+//! SES-37) — StartTrace refuses it, so an AutoLogger asking for it gets Status
+//! `ERROR_INVALID_PARAMETER`; AutoLoggers get no kernel events either way (REG-24: the kernel
+//! writes none yet); a lost real-time backing file (RTLostFile, ALG-07).
+//!
 //! # Windows paths on the host
 //!
 //! A [`BootOptions`] names a host folder, the machine's root. A Windows path `X:\a\b.etl` is
