@@ -32,6 +32,10 @@ pub use etwsim_etl as etl;
 /// Decoding: TraceLogging both ways, kernel (MOF) classes, manifests (`etwsim-decode`).
 pub use etwsim_decode as decode;
 
+/// The registry: keys, values, `.reg` files, the AutoLogger views, security descriptors
+/// (`etwsim-registry`); a [`Machine`] boots from one.
+pub use etwsim_registry as registry;
+
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

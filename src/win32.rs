@@ -341,6 +341,7 @@ pub type PEnableCallback = fn(&Guid, u32, u8, u64, u64, Option<&EventFilterDescr
 mod consume;
 mod events;
 mod handles;
+mod security;
 
 pub use consume::{
     BufferCallback, BufferStats, EventRecordCallback, EventTraceLogfile,

@@ -8,6 +8,8 @@
 //!   file's header and every record, decoded: provider and event names, fields, messages.
 //! * `etwsim export --format chrome FILE.etl [-o OUT]` writes the Chrome trace-event JSON
 //!   that Perfetto and chrome://tracing load.
+//! * `etwsim boot FILE.reg [--boots N] [--out DIR] [--format text|json]` boots a simulated
+//!   machine from a `.reg` file N times and prints what ETW did at each boot.
 //! * `etwsim guid NAME...` prints the GUID EventSource / TraceLogging derive from each
 //!   provider name (GID-01), one per line.
 //!
@@ -18,6 +20,7 @@
 //! ends the command quietly.
 #![forbid(unsafe_code)]
 
+mod boot;
 mod decoded;
 mod demo;
 mod dump;
@@ -83,6 +86,42 @@ enum Command {
     /// matter. Manifest providers have fixed GUIDs instead.
     #[command(verbatim_doc_comment)]
     Guid(GuidArgs),
+    /// Boot a simulated machine from a .reg file and print what ETW did
+    ///
+    /// Boots N times (--boots) and prints, for each boot, every AutoLogger and the Global
+    /// Logger: started or not (with the Status code written back and why), the values in
+    /// force after ETW's overrides, each provider enabled, each log file (FileMax rotation
+    /// across boots). Windows paths map into DIR (--out): C:\x\y.etl is DIR/C/x/y.etl;
+    /// without --out the files stay in memory.
+    #[command(verbatim_doc_comment)]
+    Boot(BootArgs),
+}
+
+#[derive(Debug, Args)]
+struct BootArgs {
+    /// The .reg file (REGEDIT4 or Windows Registry Editor Version 5.00)
+    #[arg(value_name = "FILE.reg")]
+    file: PathBuf,
+    /// How many times to boot (the registry and the disk persist between boots)
+    #[arg(short, long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    boots: u32,
+    /// Folder the machine's drives map into (created if missing)
+    #[arg(short, long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// text: the report, then the files written; json: JSON Lines, one object per session
+    /// per boot
+    #[arg(short, long, value_enum, default_value_t = BootFormat::Text)]
+    format: BootFormat,
+}
+
+/// The output formats of `boot`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum BootFormat {
+    /// The report, then the files written
+    Text,
+    /// JSON Lines: one object per session per boot
+    Json,
 }
 
 #[derive(Debug, Args)]
@@ -322,6 +361,16 @@ fn execute(action: Action, out: &mut dyn Write) -> Result<(), Failure> {
                 format: a.format,
                 output: a.output,
                 manifests: a.manifest,
+            },
+            out,
+        ),
+        Command::Boot(a) => boot::run(
+            &a.file,
+            a.boots,
+            a.out.as_deref(),
+            match a.format {
+                BootFormat::Text => Format::Text,
+                BootFormat::Json => Format::Json,
             },
             out,
         ),

@@ -309,3 +309,34 @@ fn the_readme_shows_what_demo_dump_and_export_really_print() {
         "the README's JSON record is not one that dump prints: {shown}"
     );
 }
+
+// rule: ALG-04
+// rule: REG-18
+#[test]
+fn boot_runs_a_reg_file_several_times_and_lists_sessions_and_files() {
+    let dir = scratch("boot");
+    let reg =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/autologger/two_autologgers.reg");
+    let reg = reg.to_str().unwrap();
+    let text = ok(&dir, &["boot", reg, "--boots", "4", "--out", "machine"]);
+    assert!(text.contains("boot 4"), "{text}");
+    assert!(
+        text.contains("AutoLogger Contoso-Boot: started, Status 0"),
+        "{text}"
+    );
+    assert!(text.contains(r"writes C:\Windows\System32\LogFiles\WMI\Contoso-Boot.etl.0003"));
+    assert!(text.contains("NEWFILE; removed (ALG-03)"), "{text}");
+    for n in 1..=3 {
+        let f = dir.join(format!(
+            "machine/C/Windows/System32/LogFiles/WMI/Contoso-Boot.etl.000{n}"
+        ));
+        assert!(f.is_file(), "{} is missing", f.display());
+    }
+    let json = ok(&dir, &["boot", reg, "--boots", "2", "--format", "json"]);
+    let lines: Vec<&str> = json.lines().collect();
+    assert_eq!(lines.len(), 6, "3 sessions × 2 boots");
+    assert!(lines[5].starts_with(r#"{"boot":2,"kind":"autologger","key":"Fabrikam-Live""#));
+    assert!(lines[4].contains(r#""file_counter":2"#), "{}", lines[4]);
+    fails(&dir, &["boot", "missing.reg"], 1, "missing.reg");
+    fails(&dir, &["boot", reg, "--boots", "zero"], 2, "--boots");
+}

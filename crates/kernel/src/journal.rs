@@ -9,7 +9,7 @@
 //! reason and counter ([`JournalEvent::Loss`]).
 //!
 //! It is off unless [`KernelBuilder::journal`](crate::KernelBuilder::journal) asks for it, and
-//! then keeps the newest `capacity` entries ([`Kernel::journal_dropped`] counts the ones it let
+//! then keeps the newest `capacity` entries ([`Kernel::journal_dropped`](crate::Kernel::journal_dropped) counts the ones it let
 //! go). When off, the event path pays one branch on an `Option`.
 //!
 //! ```

@@ -35,6 +35,7 @@
 
 // The rooms (docs/ARCHITECTURE.md): the control plane, the data plane, the simulated machine
 // and the system providers (the OS activity and the kernel events it writes).
+pub mod boot;
 mod control;
 mod data;
 mod error;
@@ -43,11 +44,13 @@ mod machine;
 mod sync;
 pub mod system;
 
+pub use boot::{BootOptions, BootReport, BootSessionKind, Machine, ProviderReport, SessionReport};
 pub use control::filter;
 pub use machine::clock;
 
 pub use control::explain::{Explanation, Reason, Verdict};
 pub use control::filter::{EventFilter, EventView, FilterSet, NameFilter, SlotFilter};
+pub use control::notify::{SESSION_NOTIFICATION_GUID, SessionNotification, notification_payload};
 pub use control::provider::{
     ClassicCallback, ClassicNotification, ClassicProvider, ENABLE_SLOTS, EnableCallback,
     EnableNotification, EnableParams, EnableState, GuidEntry, MAX_REGISTRATIONS_PER_PROCESS,
@@ -55,6 +58,7 @@ pub use control::provider::{
     TRACE_PROVIDER_FLAG_PRE_ENABLE, TraceGuidInfo, WMI_CAPTURE_STATE, WMI_DISABLE_EVENTS,
     WMI_ENABLE_EVENTS,
 };
+pub use control::security::{EventSecurityOperation, default_descriptor, token_sids};
 pub use control::session::{
     CKCL_NAME, GLOBAL_LOGGER_NAME, KERNEL_LOGGER_NAME, LoggerContext, MAX_BUFFER_SIZE_KB,
     MAX_NAME_CHARS, MAX_PRIVATE_IN_PROC_SESSIONS, MAX_PRIVATE_SESSIONS, MAX_SYSTEM_LOGGERS,

@@ -7,6 +7,8 @@
 
 pub(crate) mod explain;
 pub mod filter;
+pub(crate) mod notify;
 pub(crate) mod provider;
+pub(crate) mod security;
 pub(crate) mod session;
 pub(crate) mod traits;

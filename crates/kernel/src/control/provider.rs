@@ -241,6 +241,8 @@ impl Routes {
             f.filters.event_ids.is_none()
                 && f.filters.event_names.is_none()
                 && !f.enable_property.intersects(PER_EVENT_PROPERTIES)
+                // SEC-06: a SECURE_MODE session checks the writer on the general path.
+                && !r.logger.cfg.mode.contains(etwsim_types::LogFileMode::SECURE)
         });
         Routes {
             version: ROUTES_VERSION.fetch_add(1, Ordering::Relaxed) + 1,
@@ -851,6 +853,9 @@ impl State {
     /// A registration whose traits name provider group `group` joins it (PRV-36): it is
     /// enabled at once by every session that enabled the group, and told so.
     pub(crate) fn join_group(&mut self, reg: &Arc<RegEntry>, group: Guid) -> Vec<Pending> {
+        if !self.may_join_group(reg.process_key, group) {
+            return Vec::new(); // SEC-11: membership denied
+        }
         if reg.group.set(group).is_err() || !reg.registered.load(Ordering::Relaxed) {
             return Vec::new();
         }
@@ -932,6 +937,7 @@ impl State {
             return Err(Error::invalid("ProviderId is GUID_NULL"));
         }
         let rec = self.live_process(key)?;
+        self.check_register_rights(&rec.token, guid)?; // SEC-02: TRACELOG_REGISTER_GUIDS
         if rec.registrations >= MAX_REGISTRATIONS_PER_PROCESS {
             return Err(Error::LimitReached {
                 what: "provider registrations per process",
@@ -1023,11 +1029,10 @@ impl State {
                 ctx.cfg.name
             )));
         }
-        if ctx.private_owner.is_none() && !caller.token.may_control_sessions() {
-            return Err(Error::AccessDenied(format!(
-                "{} may not enable providers into session {:?}",
-                caller.token.user, ctx.cfg.name
-            )));
+        if ctx.private_owner.is_none() {
+            // SEC-02, SEC-04: TRACELOG_GUID_ENABLE on the provider GUID (private sessions are
+            // exempt).
+            self.check_enable_rights(&caller.token, guid, &ctx.cfg.name)?;
         }
         if guid.is_null() {
             return Err(Error::invalid("ProviderId is GUID_NULL"));

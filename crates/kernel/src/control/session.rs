@@ -7,6 +7,7 @@
 //! and only then allocates a logger slot — so a rejected start changes nothing.
 //! [`Session`] is the controller's handle; dropping it does not stop the session (SES-16).
 
+use crate::control::notify::SessionNotification;
 use crate::data::buffer::BufferPool;
 use crate::data::file_sink::{EtlFileSink, FileStart};
 use crate::data::logger::{LoggerThread, RealTime, Sink};
@@ -961,7 +962,12 @@ impl State {
     }
 }
 
-fn check_control_access(rec: &ProcessRecord, ctx: &LoggerContext) -> Result<()> {
+fn check_control_access(
+    s: &State,
+    rec: &ProcessRecord,
+    ctx: &LoggerContext,
+    code: TraceControl,
+) -> Result<()> {
     if ctx.private_owner.is_some() {
         return Ok(()); // resolve() already limited private sessions to their own process
     }
@@ -971,13 +977,13 @@ fn check_control_access(rec: &ProcessRecord, ctx: &LoggerContext) -> Result<()> 
             rec.token.user
         )));
     }
-    if !rec.token.may_control_sessions() {
+    if !rec.token.may_control_sessions() && s.descriptor_for(ctx.cfg.guid).is_none() {
         return Err(Error::AccessDenied(format!(
             "{} is not an administrator, a Performance Log User or a service account",
             rec.token.user
         )));
     }
-    Ok(())
+    s.check_control_rights(&rec.token, ctx, code)
 }
 
 impl Kernel {
@@ -1056,6 +1062,7 @@ impl Kernel {
                 }
             }
         }
+        self.notify_session(SessionNotification::SessionStarted, &ctx.properties(), 0);
         Ok(Session {
             kernel: self.clone(),
             ctx,
@@ -1100,7 +1107,7 @@ impl Kernel {
         let props = self.control(|s: &mut State| {
             let rec = s.live_process(caller.start_key)?.clone();
             let ctx = s.resolve(caller.start_key, target)?;
-            check_control_access(&rec, &ctx)?;
+            check_control_access(s, &rec, &ctx, code)?;
             if !ctx.is_running() && code != TraceControl::Query {
                 return Err(Error::StopInProgress { name: ctx.cfg.name.clone() });
             }
@@ -1155,6 +1162,11 @@ impl Kernel {
         })?;
         // Logger work a control call did may have filled a SEQUENTIAL file (SES-62).
         self.reap_full_sessions();
+        let new_file = code == TraceControl::IncrementFile
+            || (code == TraceControl::Update && update.is_some_and(|u| u.log_file.is_some()));
+        if new_file {
+            self.notify_session(SessionNotification::MediaChanged, &props, 0);
+        }
         Ok(props)
     }
 
@@ -1169,7 +1181,7 @@ impl Kernel {
         let ctx = self.control(|s: &mut State| {
             let rec = s.live_process(caller.start_key)?.clone();
             let ctx = s.resolve(caller.start_key, target)?;
-            check_control_access(&rec, &ctx)?;
+            check_control_access(s, &rec, &ctx, TraceControl::Stop)?;
             if ctx
                 .state
                 .compare_exchange(RUNNING, STOPPING, Ordering::SeqCst, Ordering::Acquire)
@@ -1200,6 +1212,7 @@ impl Kernel {
             let _ = sink.close(&props);
         }
         ctx.rt.notify();
+        self.notify_session(SessionNotification::SessionTerminated, &props, 0);
         Ok(props)
     }
 
@@ -1215,7 +1228,7 @@ impl Kernel {
             s.loggers
                 .iter()
                 .flatten()
-                .filter(|l| check_control_access(rec, l).is_ok())
+                .filter(|l| check_control_access(s, rec, l, TraceControl::Query).is_ok())
                 .map(|l| l.properties())
                 .collect()
         })
@@ -1252,12 +1265,13 @@ impl State {
                     rec.token.user
                 )));
             }
-            if !rec.token.may_control_sessions() {
+            if !rec.token.may_control_sessions() && self.descriptor_for(eff.guid).is_none() {
                 return Err(Error::AccessDenied(format!(
                     "{} may not start sessions: not an administrator, a Performance Log User or a service account",
                     rec.token.user
                 )));
             }
+            self.check_start_rights(&rec.token, eff.guid, eff.mode, eff.log_file.is_some())?;
         }
         let key = name_key(&eff.name);
         let same_scope = |l: &&Arc<LoggerContext>| match (eff.private, l.private_owner) {

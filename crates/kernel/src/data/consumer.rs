@@ -62,13 +62,15 @@ impl Kernel {
     ) -> Result<Consumer> {
         let ctx = self.with_state(|s| {
             let rec = s.live_process(caller.start_key)?;
-            if !rec.token.may_control_sessions() {
-                return Err(Error::AccessDenied(format!(
-                    "{} may not consume events in real time",
-                    rec.token.user
-                )));
-            }
-            s.resolve(caller.start_key, Target::Name(name))
+            let ctx = s.resolve(caller.start_key, Target::Name(name))?;
+            // SEC-02, SEC-05: TRACELOG_ACCESS_REALTIME on the session GUID.
+            s.check_access(
+                &rec.token,
+                ctx.cfg.guid,
+                etwsim_registry::TraceOperation::ConsumeRealTime,
+                rec.token.may_control_sessions(),
+            )?;
+            Ok(ctx)
         })?;
         if !ctx.is_running() || !ctx.live.lock().mode.contains(LogFileMode::REAL_TIME) {
             return Err(Error::SessionNotFound(format!(

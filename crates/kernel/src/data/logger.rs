@@ -300,6 +300,24 @@ impl RealTime {
         q
     }
 
+    /// Takes the backing store's buffers (a shutdown with real-time persistence, ALG-03).
+    pub(crate) fn take_backlog(&self) -> Vec<Delivered> {
+        self.inner.lock().backlog.drain(..).collect()
+    }
+
+    /// Puts buffers kept from the previous boot into the backing store, as many as fit;
+    /// returns how many (ALG-03).
+    pub(crate) fn restore_backlog(&self, buffers: Vec<Delivered>) -> usize {
+        let mut inner = self.inner.lock();
+        let room = self.limit.saturating_sub(inner.backlog.len());
+        let n = buffers.len().min(room);
+        inner.backlog.extend(buffers.into_iter().take(n));
+        if inner.backlog.len() >= self.limit {
+            self.full.store(true, Ordering::Release);
+        }
+        n
+    }
+
     /// Buffers waiting in the backing store.
     pub(crate) fn backlog_len(&self) -> usize {
         self.inner.lock().backlog.len()

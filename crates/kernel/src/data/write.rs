@@ -644,7 +644,10 @@ impl Provider {
         let mut targets: [Option<(&Route, bool)>; 8] = [None; 8];
         let mut n = 0;
         for r in routes.iter() {
-            if r.logger.is_running() && session_accepts(&ev, r.slot, &r.filter) {
+            if r.logger.is_running()
+                && session_accepts(&ev, r.slot, &r.filter)
+                && self.may_log_to(&r.logger)
+            {
                 targets[n] = Some((r, wants_stack(&ev, &r.filter)));
                 n += 1;
             }
@@ -655,6 +658,16 @@ impl Provider {
         with_current(&self.kernel, self.reg.process_key, |t| {
             self.emit(desc, opts, data, &targets[..n], t, string_only)
         })
+    }
+
+    /// SEC-06: a SECURE_MODE session takes events only from writers holding TRACELOG_LOG_EVENT
+    /// on its GUID; other sessions take every writer. A refused session is skipped like one
+    /// whose filters said no (the write's code is undocumented; simulator choice).
+    fn may_log_to(&self, logger: &crate::control::session::LoggerContext) -> bool {
+        !logger.cfg.mode.contains(LogFileMode::SECURE)
+            || self
+                .kernel
+                .with_state(|s| s.may_log_to_secure(self.reg.process_key, logger.cfg.guid))
     }
 
     /// The event path for one session that wants no extended item: no plan tables, no

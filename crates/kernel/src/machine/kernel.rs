@@ -86,7 +86,7 @@ pub struct KernelConfig {
 #[must_use]
 #[derive(Clone, Debug)]
 pub struct KernelBuilder {
-    config: KernelConfig,
+    pub(crate) config: KernelConfig,
 }
 
 impl KernelBuilder {
@@ -238,6 +238,7 @@ impl KernelBuilder {
             groups: BTreeMap::new(),
             next_reg_id: 1,
             enable_seq: 0,
+            security: Default::default(),
         };
         let system = state.add_process(ProcessSpec::new("System", Token::local_system()).pid(4))?;
         let clock = match c.mode {
@@ -362,6 +363,8 @@ pub(crate) struct State {
     pub(crate) next_reg_id: u64,
     /// Counts EnableTraceEx2 calls; orders "last one wins" for classic providers (PRV-22).
     pub(crate) enable_seq: u64,
+    /// GUID security descriptors (`…\WMI\Security`, SEC-08).
+    pub(crate) security: crate::control::security::SecurityTable,
 }
 
 impl State {
@@ -633,6 +636,11 @@ impl Kernel {
     pub(crate) fn reap_full_sessions(&self) {
         for ctx in self.running_sessions() {
             if ctx.stop_requested.load(Ordering::Acquire) {
+                self.notify_session(
+                    crate::control::notify::SessionNotification::LogfileError,
+                    &ctx.properties(),
+                    etwsim_types::Win32Error::ERROR_LOG_FILE_FULL.code(),
+                );
                 self.stop_full_session(&ctx);
             }
         }
@@ -781,6 +789,8 @@ pub struct KernelSnapshot {
     pub generation: u64,
     /// Internal generator and id counters.
     pub counters: (u64, u64, u64),
+    /// The GUID security descriptors (SEC-08).
+    pub security: Vec<(Guid, etwsim_registry::SecurityDescriptor)>,
 }
 
 /// One GUID entry in a [`KernelSnapshot`].
@@ -829,12 +839,15 @@ impl Kernel {
                 }),
             })
             .collect();
+        let security =
+            self.with_state(|s| s.security.iter().map(|(g, sd)| (*g, sd.clone())).collect());
         KernelSnapshot {
             sessions,
             guids,
             processes,
             generation,
             counters,
+            security,
         }
     }
 }
