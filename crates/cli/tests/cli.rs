@@ -6,6 +6,7 @@
 mod common;
 
 use common::*;
+use std::path::Path;
 
 #[test]
 fn demo_writes_readable_files_with_the_counts_it_printed() {
