@@ -28,6 +28,10 @@ pub mod win32;
 /// The `.etl` format: writing and reading real log files (`etwsim-etl`).
 pub use etwsim_etl as etl;
 
+/// Decoding: TraceLogging events both ways, manifests and payload filters, kernel (MOF)
+/// layouts (`etwsim-decode`).
+pub use etwsim_decode as decode;
+
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

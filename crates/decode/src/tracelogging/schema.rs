@@ -522,6 +522,23 @@ impl EventSchema {
         }
     }
 
+    /// The event name alone, borrowed from a metadata blob: what an EVENT_NAME filter
+    /// (FLT-22) compares, without parsing the field definitions. `None` when the blob has
+    /// no well-formed name (too short, no NUL within `Size`, not UTF-8).
+    pub fn name_of(metadata: &[u8]) -> Option<&str> {
+        let size = usize::from(u16::from_le_bytes([*metadata.first()?, *metadata.get(1)?]));
+        let mut rest = metadata.get(2..size)?;
+        loop {
+            let (&ext, tail) = rest.split_first()?;
+            rest = tail;
+            if ext & CHAIN == 0 {
+                break;
+            }
+        }
+        let end = rest.iter().position(|&b| b == 0)?;
+        std::str::from_utf8(&rest[..end]).ok()
+    }
+
     /// Parses an event metadata blob (DEC-05…DEC-09).
     ///
     /// `Size` must not exceed the blob (bytes after `Size` are ignored, as an extended
@@ -680,6 +697,28 @@ fn parse_field(c: &mut Cursor<'_>, depth: usize) -> Result<FieldDef> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_name_alone_is_read_past_any_tag_form() {
+        // rule: DEC-05
+        for tag in [0, 0x0020_0000, 0x0000_4000, 0x0ABC_DEF1] {
+            let mut schema = EventSchema::new("Named");
+            schema.tag = tag;
+            schema.fields.push(FieldDef::new("N", InType::UINT32));
+            let blob = schema.to_bytes().unwrap();
+            assert_eq!(EventSchema::name_of(&blob), Some("Named"), "tag {tag:#x}");
+            // Cut anywhere (Size saying so): the name or nothing, never a panic.
+            for cut in 0..blob.len() {
+                let mut short = blob[..cut].to_vec();
+                if short.len() >= 2 {
+                    short[..2].copy_from_slice(&(cut as u16).to_le_bytes());
+                }
+                let name = EventSchema::name_of(&short);
+                assert!(name.is_none() || name == Some("Named"), "cut {cut}");
+            }
+        }
+        assert_eq!(EventSchema::name_of(&[5, 0, 0, 0xff, 0]), None); // not UTF-8
+    }
 
     #[test]
     fn tags_use_the_shortest_form_and_decode_from_every_form() {
