@@ -686,6 +686,7 @@ impl Provider {
             name: opts.event_name,
             filter_mask: opts.filter,
             inprivate: opts.flags & EVENT_WRITE_FLAG_INPRIVATE != 0 || self.reg.inprivate,
+            payload: data,
         };
         let mut targets: [Option<(&Route, bool)>; 8] = [None; 8];
         let mut n = 0;
