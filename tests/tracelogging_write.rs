@@ -373,3 +373,43 @@ fn win32_typed_data_descriptors_carry_a_built_event_after_event_set_information(
     assert_eq!(r.extended_data, model.extended_data);
     assert_eq!(r.header.descriptor, model.header.descriptor);
 }
+
+#[test]
+fn etw_knows_providers_by_guid_and_names_only_through_traits() {
+    // rule: GID-06
+    // rule: GID-08
+    let k = kernel();
+    let app = user_process(&k, "app.exe");
+    let name = "Contoso.Named";
+    let hashed = etwsim::Guid::from_provider_name(name);
+    let fixed = guid(3); // the provider's own GUID, not the hash of its name
+    assert_ne!(hashed, fixed);
+    let p = app
+        .register_tracelogging(fixed, &ProviderTraits::new(name))
+        .unwrap();
+    let (s, sink) = file_session(&k, "s");
+    // Enabling the name's GUID does not reach a provider registered under another GUID.
+    s.enable(hashed, &EnableParams::new()).unwrap();
+    assert!(!p.is_enabled());
+    let mine = |g| {
+        k.trace_guid_info(g)
+            .unwrap()
+            .instances
+            .iter()
+            .filter(|i| i.pid == app.pid())
+            .count()
+    };
+    assert_eq!(mine(hashed), 0, "the process registered no such GUID");
+    s.enable(fixed, &EnableParams::new()).unwrap();
+    assert!(p.is_enabled());
+    assert_eq!(mine(fixed), 1);
+    p.write_tracelogging("E", &INFO_1, |e| {
+        e.value("N", 1u8);
+    })
+    .unwrap();
+    let recs = records(&s, &sink);
+    assert_eq!(recs.len(), 1);
+    // The record is the registered GUID's; the name arrives only in the traits item.
+    assert_eq!(recs[0].header.provider_id, fixed);
+    assert_eq!(decoded(&recs[0]).provider_name.as_deref(), Some(name));
+}

@@ -182,6 +182,49 @@ impl OutType {
     pub const CODE_POINTER: OutType = OutType(37);
     /// 38, `TlgOutDATETIME_UTC`.
     pub const DATETIME_UTC: OutType = OutType(38);
+
+    /// The TDH out type a TDH-like decoder reports for this hint on a field of `in_type`
+    /// (DEC-11; no Microsoft table exists, so the mapping is by name — the project's
+    /// choice): NOPRINT → NOPRINT (301), STRING → STRING (1), BOOLEAN → BOOLEAN (13), HEX →
+    /// HEXINT8…HEXINT64 by the InType's size (HEXBINARY for other types), PID → 20, TID → 21,
+    /// PORT → 22, IPV4 → 23, IPV6 → 24, SOCKETADDRESS → 25, XML → 28, JSON → 34,
+    /// WIN32ERROR → 30, NTSTATUS → 31, HRESULT → 32, FILETIME → DATETIME (2), SIGNED /
+    /// UNSIGNED → BYTE…UNSIGNEDLONG by the InType's size (unchanged for other sizes), 33 and
+    /// above unchanged. DEFAULT stays 0 (TDH_OUTTYPE_NULL: the InType's default); numbers
+    /// TraceLogging does not define are passed through.
+    pub fn to_tdh(self, in_type: InType) -> crate::manifest::OutType {
+        use crate::manifest::OutType as Tdh;
+        let size = in_type.fixed_size();
+        let sized = |one, two, four, eight| match size {
+            Some(1) => Some(Tdh(one)),
+            Some(2) => Some(Tdh(two)),
+            Some(4) => Some(Tdh(four)),
+            Some(8) => Some(Tdh(eight)),
+            _ => None,
+        };
+        let same = Tdh(u16::from(self.0));
+        match self {
+            OutType::NOPRINT => Tdh::NOPRINT,
+            OutType::STRING => Tdh::STRING,
+            OutType::BOOLEAN => Tdh::BOOLEAN,
+            OutType::HEX => sized(16, 17, 18, 19).unwrap_or(Tdh::HEX_BINARY),
+            OutType::PID => Tdh::PID,
+            OutType::TID => Tdh::TID,
+            OutType::PORT => Tdh::PORT,
+            OutType::IPV4 => Tdh::IPV4,
+            OutType::IPV6 => Tdh::IPV6,
+            OutType::SOCKET_ADDRESS => Tdh::SOCKET_ADDRESS,
+            OutType::XML => Tdh::XML,
+            OutType::JSON => Tdh::JSON,
+            OutType::WIN32_ERROR => Tdh::WIN32_ERROR,
+            OutType::NTSTATUS => Tdh::NTSTATUS,
+            OutType::HRESULT => Tdh::HRESULT,
+            OutType::FILETIME => Tdh::DATE_TIME,
+            OutType::SIGNED => sized(3, 5, 7, 9).unwrap_or(same),
+            OutType::UNSIGNED => sized(4, 6, 8, 10).unwrap_or(same),
+            _ => same,
+        }
+    }
 }
 
 /// Whether a field is one value or an array, and how the array is counted (DEC-07, DEC-13).
