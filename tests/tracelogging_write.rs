@@ -5,8 +5,7 @@
 mod common;
 use common::*;
 use etwsim::decode::tracelogging::{
-    DecodedEvent, EventBuilder, OutType, ProviderTraits as TlTraits, Value, decode_concatenated,
-    decode_record, descriptor,
+    DecodedEvent, EventBuilder, OutType, Value, decode_concatenated, decode_record, descriptor,
 };
 use etwsim::record::ext_type;
 use etwsim::win32::{
@@ -120,7 +119,7 @@ fn a_written_event_decodes_back_to_its_names_and_values() {
     // Where TraceLogging puts things: traits and metadata as items, values as user data.
     let kinds: Vec<u16> = r.extended_data.iter().map(|i| i.ext_type).collect();
     assert_eq!(kinds, [ext_type::PROV_TRAITS, ext_type::EVENT_SCHEMA_TL]);
-    assert_eq!(r.extended_data[0].data, traits.to_bytes());
+    assert_eq!(r.extended_data[0].data, traits.to_bytes().unwrap());
     assert_eq!(r.header.descriptor, d);
     assert_eq!((d.id, d.version, d.channel.0), (0, 0, 11));
 
@@ -309,7 +308,7 @@ fn win32_typed_data_descriptors_carry_a_built_event_after_event_set_information(
     let w = Win32::new(&app);
     let mut h = 0;
     assert_eq!(w.event_register(Some(&guid(1)), None, 0, Some(&mut h)), 0);
-    let traits = TlTraits::new("Win32.Provider").to_bytes().unwrap();
+    let traits = ProviderTraits::new("Win32.Provider").to_bytes().unwrap();
     assert_eq!(
         w.event_set_information(
             h,
@@ -368,7 +367,7 @@ fn win32_typed_data_descriptors_carry_a_built_event_after_event_set_information(
     );
     // The record is the one the decode crate's own model of it predicts.
     let model = event
-        .to_record(guid(1), Some(&TlTraits::new("Win32.Provider")))
+        .to_record(guid(1), Some(&ProviderTraits::new("Win32.Provider")))
         .unwrap();
     assert_eq!(r.extended_data, model.extended_data);
     assert_eq!(r.header.descriptor, model.header.descriptor);
