@@ -60,20 +60,17 @@ fn setup() -> (Kernel, Provider) {
     (k, p)
 }
 
-fn session(k: &Kernel, name: &str) -> (Session, MemorySink) {
-    let sink = MemorySink::new();
-    let s = k
-        .session(name)
-        .log_file(&format!("{name}.etl"))
-        .sink(sink.clone())
-        .start()
-        .unwrap();
-    (s, sink)
+/// The filter "event 1000 v0 with Size > `n`".
+fn size_over(k: &Kernel, n: u32) -> PayloadFilter {
+    k.payload_filter(guid(1), &io(0))
+        .field("Size", Op::Gt, n)
+        .build()
+        .unwrap()
 }
 
 /// A session enabling `guid(1)` with `filters` aggregated (each with its match-all flag).
 fn filtered(k: &Kernel, name: &str, filters: &[(&PayloadFilter, bool)]) -> (Session, MemorySink) {
-    let (s, sink) = session(k, name);
+    let (s, sink) = sink_session(k, name);
     let agg = AggregateFilter::new(
         filters
             .iter()
@@ -119,13 +116,9 @@ fn a_payload_filter_drops_events_for_its_own_session_only() {
     // rule: FLT-20
     // rule: EVT-02
     let (k, p) = setup();
-    let big = k
-        .payload_filter(guid(1), &io(0))
-        .field("Size", Op::Gt, 100)
-        .build()
-        .unwrap();
+    let big = size_over(&k, 100);
     let (f, f_sink) = filtered(&k, "filtered", &[(&big, false)]);
-    let (plain, plain_sink) = session(&k, "plain");
+    let (plain, plain_sink) = sink_session(&k, "plain");
     plain.enable(guid(1), &EnableParams::new()).unwrap();
     for size in [10u32, 200, 100, 101] {
         // The payload in two data blocks: the filter sees them as one.
@@ -351,11 +344,7 @@ fn the_filter_carries_its_template_and_names_its_provider() {
     // rule: FLT-18
     // rule: FLT-25
     let (k, p) = setup();
-    let big = k
-        .payload_filter(guid(1), &io(0))
-        .field("Size", Op::Gt, 100)
-        .build()
-        .unwrap();
+    let big = size_over(&k, 100);
     let (s, sink) = filtered(&k, "s", &[(&big, false)]);
     // Uninstalling the manifest does not change what the enabled session filters.
     k.uninstall_manifest(&payload_manifest(guid(1)));
@@ -383,11 +372,7 @@ fn tracelogging_events_are_not_judged_by_payload_filters() {
     let tl = user_process(&k, "app.exe")
         .register_tracelogging(guid(1), &ProviderTraits::new("Test-Payload"))
         .unwrap();
-    let big = k
-        .payload_filter(guid(1), &io(0))
-        .field("Size", Op::Gt, 100)
-        .build()
-        .unwrap();
+    let big = size_over(&k, 100);
     let (s, sink) = filtered(&k, "s", &[(&big, false)]);
     // A TraceLogging event with the bound event's id and version: it is no manifest event.
     let d = descriptor(Level::INFORMATION, Keyword(1)).with_version(0);
@@ -404,11 +389,7 @@ fn payload_filters_act_after_the_event_is_built() {
     // rule: FLT-26
     // rule: FLT-18
     let (k, p) = setup();
-    let big = k
-        .payload_filter(guid(1), &io(0))
-        .field("Size", Op::Gt, 100)
-        .build()
-        .unwrap();
+    let big = size_over(&k, 100);
     let (s, sink) = filtered(&k, "s", &[(&big, false)]);
     // The enable word stays open: the event is built and submitted, then dropped.
     assert!(p.is_enabled_for(Level::INFORMATION, Keyword(1)));
@@ -426,11 +407,7 @@ fn payload_filters_act_after_the_event_is_built() {
 fn explain_reports_a_payload_drop_with_flt_18() {
     // rule: FLT-18
     let (k, p) = setup();
-    let big = k
-        .payload_filter(guid(1), &io(0))
-        .field("Size", Op::Gt, 100)
-        .build()
-        .unwrap();
+    let big = size_over(&k, 100);
     let (s, _sink) = filtered(&k, "s", &[(&big, false)]);
     let small = path_size("a", 1);
     let large = path_size("a", 1000);
@@ -540,7 +517,7 @@ fn win32_tdh_functions_build_aggregate_and_free_payload_filters() {
     );
     assert_eq!(desc.filter_type, etwsim::FilterType::PAYLOAD.0);
     assert_eq!(desc.size as usize, desc.ptr.as_ref().unwrap().len());
-    let (s, sink) = session(&k, "s");
+    let (s, sink) = sink_session(&k, "s");
     let mut params = EnableTraceParameters::v2(EnableProperty::empty(), &[]);
     params.enable_filter_desc = Some(vec![desc.clone()]);
     params.filter_desc_count = 1;
@@ -558,7 +535,7 @@ fn win32_tdh_functions_build_aggregate_and_free_payload_filters() {
         w.tdh_aggregate_payload_filters(2, Some(&[big, mid]), Some(&[true, true]), Some(&mut both)),
         0
     );
-    let (s2, sink2) = session(&k, "s2");
+    let (s2, sink2) = sink_session(&k, "s2");
     let mut params = EnableTraceParameters::v2(EnableProperty::empty(), &[]);
     params.enable_filter_desc = Some(vec![both]);
     params.filter_desc_count = 1;

@@ -14,20 +14,23 @@ use etwsim::win32::{
 };
 use etwsim::{
     EnableParams, EventDescriptor, EventFilter, EventInfoClass, EventRecord, Kernel, Keyword,
-    Level, MemorySink, NameFilter, Opcode, ProviderTraits, Session, Win32Error,
+    Level, MemorySink, NameFilter, Opcode, Provider, ProviderTraits, Session, Win32Error,
 };
 use std::cell::Cell;
 
 const INFO_1: EventDescriptor = descriptor(Level::INFORMATION, Keyword(0x1));
 
-fn file_session(k: &Kernel, name: &str) -> (Session, MemorySink) {
-    let sink = MemorySink::new();
-    let s = k
-        .session(name)
-        .log_file(&format!("{name}.etl"))
-        .sink(sink.clone())
-        .start()
-        .expect("session");
+/// A TraceLogging provider named `name` (GUID `guid(1)`) in a user process.
+fn tl_provider(k: &Kernel, name: &str) -> Provider {
+    user_process(k, "app.exe")
+        .register_tracelogging(guid(1), &ProviderTraits::new(name))
+        .unwrap()
+}
+
+/// A session that enables `guid(1)` with no filter.
+fn enabled_session(k: &Kernel) -> (Session, MemorySink) {
+    let (s, sink) = sink_session(k, "s");
+    s.enable(guid(1), &EnableParams::new()).unwrap();
     (s, sink)
 }
 
@@ -61,10 +64,7 @@ fn the_fields_closure_runs_only_when_some_session_wants_the_event() {
     // rule: EVT-02
     // rule: PRV-31
     let k = kernel();
-    let app = user_process(&k, "app.exe");
-    let p = app
-        .register_tracelogging(guid(1), &ProviderTraits::new("P"))
-        .unwrap();
+    let p = tl_provider(&k, "P");
     let calls = Cell::new(0);
     let write = |d: &EventDescriptor| {
         p.write_tracelogging("E", d, |e| {
@@ -76,7 +76,7 @@ fn the_fields_closure_runs_only_when_some_session_wants_the_event() {
     write(&INFO_1).unwrap();
     assert_eq!(calls.get(), 0);
     // A session that wants warnings of keyword 0x2 only.
-    let (s, sink) = file_session(&k, "s");
+    let (s, sink) = sink_session(&k, "s");
     s.enable(guid(1), &EnableParams::new().level(Level::WARNING).any(0x2))
         .unwrap();
     write(&INFO_1).unwrap(); // level too verbose
@@ -105,7 +105,7 @@ fn a_written_event_decodes_back_to_its_names_and_values() {
     let group = guid(9);
     let traits = ProviderTraits::new("Contoso.Files").with_group(group);
     let p = app.register_tracelogging(guid(1), &traits).unwrap();
-    let (s, sink) = file_session(&k, "s");
+    let (s, sink) = sink_session(&k, "s");
     s.enable(guid(1), &EnableParams::new()).unwrap();
     let d = INFO_1.with_opcode(Opcode::START);
     p.write_tracelogging("FileOpened", &d, |e| {
@@ -166,12 +166,8 @@ fn activity_ids_and_the_builders_descriptor_changes_are_written() {
     // rule: EVT-14
     // rule: EVT-17
     let k = kernel();
-    let app = user_process(&k, "app.exe");
-    let p = app
-        .register_tracelogging(guid(1), &ProviderTraits::new("P"))
-        .unwrap();
-    let (s, sink) = file_session(&k, "s");
-    s.enable(guid(1), &EnableParams::new()).unwrap();
+    let p = tl_provider(&k, "P");
+    let (s, sink) = enabled_session(&k);
     let (a, rel) = (guid(20), guid(21));
     p.write_tracelogging_transfer("Step", &INFO_1, Some(&a), Some(&rel), |e| {
         e.value("N", 7i32).opcode(Opcode::STOP);
@@ -190,11 +186,8 @@ fn event_name_filters_see_the_name_and_event_id_filters_do_not_apply() {
     // rule: FLT-22
     // rule: FLT-19
     let k = kernel();
-    let app = user_process(&k, "app.exe");
-    let p = app
-        .register_tracelogging(guid(1), &ProviderTraits::new("P"))
-        .unwrap();
-    let (named, named_sink) = file_session(&k, "named");
+    let p = tl_provider(&k, "P");
+    let (named, named_sink) = sink_session(&k, "named");
     named
         .enable(
             guid(1),
@@ -207,7 +200,7 @@ fn event_name_filters_see_the_name_and_event_id_filters_do_not_apply() {
             })),
         )
         .unwrap();
-    let (ids, ids_sink) = file_session(&k, "ids");
+    let (ids, ids_sink) = sink_session(&k, "ids");
     ids.enable(
         guid(1),
         &EnableParams::new().filter(EventFilter::EventId {
@@ -242,7 +235,7 @@ fn without_descriptor_types_the_metadata_stays_in_the_payload() {
     typed
         .set_information(EventInfoClass::UseDescriptorType as u32, &[1])
         .unwrap();
-    let (s, sink) = file_session(&k, "s");
+    let (s, sink) = sink_session(&k, "s");
     s.enable(guid(1), &EnableParams::new()).unwrap();
     s.enable(guid(2), &EnableParams::new()).unwrap();
     for p in [&plain, &typed] {
@@ -272,12 +265,8 @@ fn fields_the_builder_cannot_encode_are_refused_and_nothing_is_written() {
     // rule: DEC-15
     // rule: EVT-03
     let k = kernel();
-    let app = user_process(&k, "app.exe");
-    let p = app
-        .register_tracelogging(guid(1), &ProviderTraits::new("P"))
-        .unwrap();
-    let (s, sink) = file_session(&k, "s");
-    s.enable(guid(1), &EnableParams::new()).unwrap();
+    let p = tl_provider(&k, "P");
+    let (s, sink) = enabled_session(&k);
     let open_struct = p.write_tracelogging("E", &INFO_1, |e| {
         e.begin_struct("S").value("N", 1u8);
     });
@@ -318,7 +307,7 @@ fn win32_typed_data_descriptors_carry_a_built_event_after_event_set_information(
         ),
         0
     );
-    let (s, sink) = file_session(&k, "s");
+    let (s, sink) = sink_session(&k, "s");
     s.enable(guid(1), &EnableParams::new()).unwrap();
 
     let mut b = EventBuilder::new("Connected");
@@ -386,7 +375,7 @@ fn etw_knows_providers_by_guid_and_names_only_through_traits() {
     let p = app
         .register_tracelogging(fixed, &ProviderTraits::new(name))
         .unwrap();
-    let (s, sink) = file_session(&k, "s");
+    let (s, sink) = sink_session(&k, "s");
     // Enabling the name's GUID does not reach a provider registered under another GUID.
     s.enable(hashed, &EnableParams::new()).unwrap();
     assert!(!p.is_enabled());

@@ -2,7 +2,7 @@
 //! and the "rejected call changes nothing" check.
 #![allow(dead_code, unreachable_pub)]
 
-use etwsim::{EnableNotification, Guid, Kernel, Process, Token, Win32Error};
+use etwsim::{EnableNotification, Guid, Kernel, MemorySink, Process, Session, Token, Win32Error};
 use std::sync::{Arc, Mutex};
 
 /// A fresh deterministic kernel with 4 CPUs and the default limits.
@@ -247,4 +247,16 @@ pub fn payload_filter_of_size(g: Guid, size: usize) -> etwsim::EventFilter {
     let f = build(size.saturating_sub(smallest));
     assert_eq!(f.to_bytes().len(), size.max(smallest));
     f
+}
+
+/// A session named `name` writing to `<name>.etl` through a [`MemorySink`] the test reads.
+pub fn sink_session(k: &Kernel, name: &str) -> (Session, MemorySink) {
+    let sink = MemorySink::new();
+    let s = k
+        .session(name)
+        .log_file(&format!("{name}.etl"))
+        .sink(sink.clone())
+        .start()
+        .expect("session");
+    (s, sink)
 }
