@@ -12,6 +12,12 @@
 //! documentation leaves them open): an event no filter is bound to passes; among the filters
 //! bound to an event, those flagged match-all must all pass and, if any are not flagged, at
 //! least one of those must pass. String comparisons are exact (case-sensitive).
+//!
+//! A filter keeps the event's template, so it can judge a raw payload on its own
+//! ([`AggregateFilter::passes_payload`]) — what the kernel does after an event is written,
+//! without the manifest — and travels as bytes ([`AggregateFilter::to_bytes`], the data of an
+//! `EVENT_FILTER_DESCRIPTOR` of type PAYLOAD; layout at [`PAYLOAD_FILTER_MAGIC`]), which
+//! [`AggregateFilter::parse`] reads back with every check of [`PayloadFilter::new`].
 
 use super::{
     DataDef, EventDef, InType, Item, OutType, Param, Provider, StructDef, Template, parse_number,
