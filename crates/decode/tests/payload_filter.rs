@@ -225,8 +225,9 @@ fn the_wire_form_round_trips_and_carries_the_template() {
     for i in 0..bytes.len() {
         let mut b = bytes.clone();
         b[i] ^= 0x5A;
-        let _ = AggregateFilter::parse(&b);
+        etwsim_decode::fuzzing::payload_filter(&b);
     }
+    etwsim_decode::fuzzing::payload_filter(&bytes);
 }
 
 #[test]
