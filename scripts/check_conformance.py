@@ -13,7 +13,7 @@ import os
 import re
 import sys
 
-GROUPS = ["SES", "PRV", "FLT", "EVT", "BUF", "CON", "KRN", "ALG", "REG", "SEC"]  # the rule groups implemented so far
+GROUPS = ["SES", "PRV", "FLT", "EVT", "BUF", "CON", "GID", "DEC", "KRN", "ALG", "REG", "SEC"]  # the rule groups implemented so far
 MIN_DOCUMENTED_COVERAGE = 0.90
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -29,7 +29,8 @@ pub mod win32;
 /// The `.etl` format: writing and reading real log files (`etwsim-etl`).
 pub use etwsim_etl as etl;
 
-/// Decoding: TraceLogging both ways, kernel (MOF) classes, manifests (`etwsim-decode`).
+/// Decoding: TraceLogging events both ways, manifests and payload filters, kernel (MOF)
+/// layouts (`etwsim-decode`).
 pub use etwsim_decode as decode;
 
 /// The registry: keys, values, `.reg` files, the AutoLogger views, security descriptors

@@ -7,9 +7,9 @@
 //! pointers, `Wnode.BufferSize`, string offsets, raw control codes), converts to the Rust API,
 //! and converts the result back. Nothing here decides ETW behaviour.
 //!
-//! A [`Win32`] value is one simulated process's view of `advapi32`: calls run as that process
-//! (its token for access checks, its PID for scope filters), and it owns the process's table of
-//! `REGHANDLE`s.
+//! A [`Win32`] value is one simulated process's view of `advapi32` (and of `tdh.dll`'s payload
+//! filter functions): calls run as that process (its token for access checks, its PID for
+//! scope filters), and it owns the process's table of `REGHANDLE`s and of payload filters.
 //!
 //! Pointers are modelled with `Option`: `None` is NULL.
 
@@ -342,6 +342,7 @@ mod consume;
 mod events;
 mod handles;
 mod security;
+mod tdh;
 
 pub use consume::{
     BufferCallback, BufferStats, EventRecordCallback, EventTraceLogfile,
@@ -354,6 +355,12 @@ pub use events::{
     EventDataDescriptor,
 };
 pub use handles::MAX_REG_HANDLES;
+pub use tdh::{
+    PAYLOADFIELD_BETWEEN, PAYLOADFIELD_CONTAINS, PAYLOADFIELD_DOESNTCONTAIN, PAYLOADFIELD_EQ,
+    PAYLOADFIELD_GE, PAYLOADFIELD_GT, PAYLOADFIELD_INVALID, PAYLOADFIELD_IS, PAYLOADFIELD_ISNOT,
+    PAYLOADFIELD_LE, PAYLOADFIELD_LT, PAYLOADFIELD_MODULO, PAYLOADFIELD_NE,
+    PAYLOADFIELD_NOTBETWEEN, PayloadFilterPredicate,
+};
 
 /// One simulated process's Win32 ETW API.
 pub struct Win32 {
@@ -362,6 +369,8 @@ pub struct Win32 {
     providers: handles::RegHandles,
     /// The process's processing handles (OpenTrace).
     traces: consume::Traces,
+    /// The process's single payload filters (TdhCreatePayloadFilter).
+    payload_filters: tdh::PayloadFilters,
     /// What GetLastError would return after a failed OpenTrace.
     last_error: std::sync::atomic::AtomicU32,
 }
@@ -388,6 +397,7 @@ impl Win32 {
             process: process.clone(),
             providers: handles::RegHandles::default(),
             traces: consume::Traces::default(),
+            payload_filters: tdh::PayloadFilters::default(),
             last_error: std::sync::atomic::AtomicU32::new(0),
         }
     }

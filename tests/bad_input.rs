@@ -800,7 +800,7 @@ fn too_many_or_oversize_filters_change_nothing() {
         EventFilter::Pid((1..=8).map(|i| i * 4).collect()),
         schematized(1024),
         EventFilter::ExecutableName("x".repeat(511)),
-        EventFilter::Payload(vec![1; 4096]),
+        payload_filter_of_size(guid(1), 4096),
         EventFilter::EventId {
             filter_in: true,
             ids: ids(64),

@@ -478,7 +478,7 @@ fn tracelogging_metadata_counts_toward_the_65535_byte_ceiling() {
     let traits = ProviderTraits::new("Big.Provider");
     let p = app.register_tracelogging(g, &traits).unwrap();
     let meta = tl_metadata("Big", &["blob"]);
-    let t_len = traits.to_bytes().len();
+    let t_len = traits.to_bytes().unwrap().len();
     let overhead = EVENT_HEADER_SIZE + 8 + align8(t_len) + 8 + align8(meta.len());
     let fit = MAX_EVENT_SIZE - overhead;
     let d = EventDescriptor::new(0, Level::VERBOSE, Keyword(0)).with_channel(Channel::TRACELOGGING);
@@ -1635,7 +1635,7 @@ fn provider_traits_and_tracelogging_metadata_become_items_in_that_order() {
     assert_eq!(tl.header.flags, header_flags::EXTENDED_INFO);
     let kinds: Vec<u16> = tl.extended_data.iter().map(|i| i.ext_type).collect();
     assert_eq!(kinds, [ext_type::PROV_TRAITS, ext_type::EVENT_SCHEMA_TL]);
-    assert_eq!(tl.extended_data[0].data, traits.to_bytes());
+    assert_eq!(tl.extended_data[0].data, traits.to_bytes().unwrap());
     assert_eq!(tl.extended_data[1].data, meta);
     assert_eq!(tl.user_data, 42u32.to_le_bytes());
     // Traits go with every event of the provider; metadata only with the event that has it.

@@ -38,10 +38,8 @@ fn targets(p: &Provider, d: &EventDescriptor) -> Vec<TraceHandle> {
 /// The sessions that would record a TraceLogging event called `name`.
 fn tl_targets(p: &Provider, d: &EventDescriptor, name: &str) -> Vec<TraceHandle> {
     p.targets(&EventView {
-        descriptor: d,
         name: Some(name),
-        filter_mask: 0,
-        inprivate: false,
+        ..EventView::new(d)
     })
 }
 
@@ -813,7 +811,7 @@ fn each_filter_type_may_appear_only_once_per_call() {
 }
 
 /// One filter of every type usable with EnableTraceEx2 (12; SYSTEM_FLAGS is internal).
-fn one_of_each(trace_handle: TraceHandle) -> Vec<EventFilter> {
+fn one_of_each(trace_handle: TraceHandle, provider: Guid) -> Vec<EventFilter> {
     let mut schematized = vec![0u8; EVENT_FILTER_HEADER_SIZE];
     schematized[0] = 1;
     vec![
@@ -822,7 +820,7 @@ fn one_of_each(trace_handle: TraceHandle) -> Vec<EventFilter> {
         EventFilter::ExecutableName("app.exe".into()),
         EventFilter::PackageId("Contoso.App_1.0.0.0_x64__8wekyb3d8bbwe".into()),
         EventFilter::PackageAppId("App".into()),
-        EventFilter::Payload(vec![1, 2, 3, 4]),
+        payload_filter_of_size(provider, 0),
         ids(true, &[1]),
         EventFilter::EventName(names(0, 0, 0, true, &["Start"])),
         EventFilter::Stackwalk {
@@ -847,7 +845,7 @@ fn up_to_thirteen_descriptors_are_read_and_fourteen_are_refused() {
     let k = kernel();
     let g = guid(19);
     let s = k.session("many").start().unwrap();
-    let all = one_of_each(s.handle());
+    let all = one_of_each(s.handle(), g);
     assert_eq!(all.len(), 12);
     // Every usable type at once: 12 on CAPTURE_STATE for SystemTraceControlGuid (the only
     // place TRACEHANDLE goes), 11 on ENABLE_PROVIDER.
@@ -961,7 +959,7 @@ fn filter_type_values_match_the_headers() {
         assert_eq!(ty.0, value);
     }
     // Each typed filter reports its documented Type.
-    let types: Vec<u32> = one_of_each(TraceHandle(1))
+    let types: Vec<u32> = one_of_each(TraceHandle(1), guid(1))
         .iter()
         .map(|f| f.filter_type().0)
         .collect();
@@ -1396,30 +1394,33 @@ fn package_filter_limits() {
 // PAYLOAD, EVENT_ID, EVENT_NAME, STACKWALK*
 
 #[test]
-fn payload_filter_is_size_checked_and_kept_but_not_evaluated() {
+fn payload_filter_is_size_checked_and_kept() {
     // rule: FLT-18
     // rule: FLT-25
     let k = kernel();
     let g = guid(35);
     let s = k.session("payload").start().unwrap();
     assert_eq!(MAX_EVENT_FILTER_PAYLOAD_SIZE, 4096);
-    let full = EventFilter::Payload(vec![0x5A; 4096]);
+    let full = payload_filter_of_size(g, 4096);
     s.enable(g, &EnableParams::new().filter(full.clone()))
         .unwrap();
-    for bad in [vec![0x5A; 4097], Vec::new()] {
+    // Over the size limit, empty, or not a payload filter at all (TdhAggregatePayloadFilters
+    // makes them; arbitrary bytes are refused).
+    for bad in [vec![0x5A; 4097], Vec::new(), vec![0x5A; 4096]] {
         let p = EnableParams::new().filter(EventFilter::Payload(bad));
         assert_rejected(&k, INVALID, || s.enable(g, &p));
     }
     let w = win32(&k);
     let params = raw_params(vec![raw_desc(FilterType::PAYLOAD, vec![1; 4097])]);
     assert_rejected_code(&k, INVALID, || raw_enable(&w, &s, g, &params));
-    let params = raw_params(vec![raw_desc(FilterType::PAYLOAD, vec![1; 4096])]);
+    let params = raw_params(vec![raw_desc(FilterType::PAYLOAD, full.to_bytes())]);
     assert_eq!(raw_enable(&w, &s, g, &params), ERROR_SUCCESS);
     // Kept byte for byte.
     let set = FilterSet::new(std::slice::from_ref(&full)).unwrap();
     assert_eq!(set.filters(), std::slice::from_ref(&full));
-    assert_eq!(full.to_bytes(), vec![0x5A; 4096]);
-    // Evaluated after the event is built: routing and the enable word do not see it.
+    assert_eq!(full.to_bytes().len(), 4096);
+    // Evaluated after the event is built: routing and the enable word do not see it, and an
+    // event it is not bound to (only event 1000 is) is not judged by it.
     let p = user_process(&k, "app.exe").register_provider(g).unwrap();
     assert!(p.is_enabled());
     assert_eq!(targets(&p, &desc(1, 4, 1)), vec![s.handle()]);
@@ -2235,11 +2236,8 @@ fn scope_filters_act_before_the_event_is_built() {
     // A payload filter acts after the event is built: it never closes the enable word.
     let pay = k.session("payload").start().unwrap();
     let h = guid(49);
-    pay.enable(
-        h,
-        &EnableParams::new().filter(EventFilter::Payload(vec![1; 16])),
-    )
-    .unwrap();
+    pay.enable(h, &EnableParams::new().filter(payload_filter_of_size(h, 0)))
+        .unwrap();
     let ph = user_process(&k, "any.exe").register_provider(h).unwrap();
     assert!(ph.is_enabled());
 }

@@ -2151,7 +2151,7 @@ fn the_traits_blob_has_the_documented_layout() {
     assert_eq!((TRAIT_TYPE_GROUP, TRAIT_TYPE_DECODE_GUID), (1, 2));
     let group = guid(50);
     let t = ProviderTraits::new("Ab").with_group(group);
-    let b = t.to_bytes();
+    let b = t.to_bytes().unwrap();
     assert_eq!(b.len(), 2 + 3 + 3 + 16);
     assert_eq!(&b[0..2], &24u16.to_le_bytes(), "TotalSize includes itself");
     assert_eq!(&b[2..5], b"Ab\0");
@@ -2177,7 +2177,7 @@ fn the_traits_blob_has_the_documented_layout() {
     assert_eq!(parsed.decode_guid(), Some(decode));
     assert_eq!(parsed.group(), None);
     assert_eq!(parsed.traits[1], (200, vec![7, 8]));
-    assert_eq!(parsed.to_bytes(), blob);
+    assert_eq!(parsed.to_bytes().unwrap(), blob);
 }
 
 // rule: PRV-34
@@ -2200,7 +2200,7 @@ fn traits_can_be_set_only_once_per_registration() {
     assert_rejected(&k, Win32Error::ERROR_INVALID_PARAMETER, || {
         p.set_information(
             EventInfoClass::SetTraits as u32,
-            &ProviderTraits::new("Third").to_bytes(),
+            &ProviderTraits::new("Third").to_bytes().unwrap(),
         )
     });
     assert_eq!(p.traits(), Some(first));
@@ -2216,7 +2216,10 @@ fn malformed_traits_blobs_are_refused_and_leave_the_registration_unchanged() {
     let k = kernel();
     let app = user_process(&k, "app.exe");
     let p = app.register_provider(guid(1)).unwrap();
-    let good = ProviderTraits::new("Name").with_group(guid(2)).to_bytes();
+    let good = ProviderTraits::new("Name")
+        .with_group(guid(2))
+        .to_bytes()
+        .unwrap();
     let mut wrong_total = good.clone();
     wrong_total[0] += 1;
     let mut no_nul = vec![0, 0];

@@ -2,6 +2,7 @@
 //! `EventActivityIdControl` (EVT-01…EVT-17).
 
 use super::{ERROR_SUCCESS, Win32};
+use etwsim_decode::tracelogging::EventSchema;
 use etwsim_kernel::{ActivityControl, WriteOptions};
 use etwsim_types::{EventDescriptor, Guid, Keyword, Level, Win32Error};
 
@@ -112,22 +113,6 @@ fn blocks<'a>(
         }
     }
     Ok(out)
-}
-
-/// The event name in TraceLogging event metadata (`UINT16 Size`, tag bytes — each with the
-/// high bit set when another follows — then the NUL-terminated UTF-8 name), for EVENT_NAME
-/// filters (FLT-22); `None` when the metadata does not hold one.
-fn tracelogging_event_name(metadata: &[u8]) -> Option<&str> {
-    let mut rest = metadata.get(2..)?;
-    loop {
-        let (&tag, tail) = rest.split_first()?;
-        rest = tail;
-        if tag & 0x80 == 0 {
-            break;
-        }
-    }
-    let end = rest.iter().position(|&b| b == 0)?;
-    std::str::from_utf8(&rest[..end]).ok()
 }
 
 impl Win32 {
@@ -344,7 +329,7 @@ fn write_enabled(
             tracelogging_metadata: blocks.event_metadata.or(options.tracelogging_metadata),
             event_name: blocks
                 .event_metadata
-                .and_then(tracelogging_event_name)
+                .and_then(EventSchema::name_of)
                 .or(options.event_name),
             provider_traits: blocks.provider_metadata.or(options.provider_traits),
             timestamp: blocks.timestamp.or(options.timestamp),

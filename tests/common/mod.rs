@@ -2,7 +2,7 @@
 //! and the "rejected call changes nothing" check.
 #![allow(dead_code, unreachable_pub)]
 
-use etwsim::{EnableNotification, Guid, Kernel, Process, Token, Win32Error};
+use etwsim::{EnableNotification, Guid, Kernel, MemorySink, Process, Session, Token, Win32Error};
 use std::sync::{Arc, Mutex};
 
 /// A fresh deterministic kernel with 4 CPUs and the default limits.
@@ -196,4 +196,67 @@ impl Rng {
             }
         }
     }
+}
+
+/// A manifest with one provider of GUID `g` ("Test-Payload"): events 1000 versions 0 and 1
+/// with the fields `Path` (UnicodeString) and `Size` (UInt32); event 1001 with `Count`
+/// (Int64) and `Name` (AnsiString); event 1002 with no template.
+pub fn payload_manifest(g: Guid) -> etwsim::decode::manifest::Manifest {
+    let xml = format!(
+        r#"<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">
+         <instrumentation><events>
+          <provider name="Test-Payload" guid="{g}" symbol="TEST_PAYLOAD">
+           <templates>
+            <template tid="T">
+             <data name="Path" inType="win:UnicodeString"/>
+             <data name="Size" inType="win:UInt32"/>
+            </template>
+            <template tid="T2">
+             <data name="Count" inType="win:Int64"/>
+             <data name="Name" inType="win:AnsiString"/>
+            </template>
+           </templates>
+           <events>
+            <event value="1000" version="0" template="T"/>
+            <event value="1000" version="1" template="T"/>
+            <event value="1001" version="0" template="T2"/>
+            <event value="1002" version="0"/>
+           </events>
+          </provider>
+         </events></instrumentation>
+        </instrumentationManifest>"#
+    );
+    etwsim::decode::manifest::load_manifest(xml.as_bytes()).expect("the test manifest")
+}
+
+/// A PAYLOAD filter for provider `g`, bound to event 1000 of [`payload_manifest`], whose
+/// wire form is exactly `size` bytes (at least the smallest such filter's): one predicate,
+/// `Size IS <padding>`.
+pub fn payload_filter_of_size(g: Guid, size: usize) -> etwsim::EventFilter {
+    use etwsim::decode::manifest::filter::{
+        AggregateFilter, PayloadFilter, PayloadOperator, Predicate,
+    };
+    let m = payload_manifest(g);
+    let p = &m.providers[0];
+    let build = |pad: usize| {
+        let pred = Predicate::new("Size", PayloadOperator::Is, "x".repeat(pad));
+        let f = PayloadFilter::new(p, p.event(1000, 0).unwrap(), false, &[pred]).unwrap();
+        etwsim::EventFilter::payload(&AggregateFilter::new(vec![(f, false)]).unwrap())
+    };
+    let smallest = build(0).to_bytes().len();
+    let f = build(size.saturating_sub(smallest));
+    assert_eq!(f.to_bytes().len(), size.max(smallest));
+    f
+}
+
+/// A session named `name` writing to `<name>.etl` through a [`MemorySink`] the test reads.
+pub fn sink_session(k: &Kernel, name: &str) -> (Session, MemorySink) {
+    let sink = MemorySink::new();
+    let s = k
+        .session(name)
+        .log_file(&format!("{name}.etl"))
+        .sink(sink.clone())
+        .start()
+        .expect("session");
+    (s, sink)
 }

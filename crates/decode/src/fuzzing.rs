@@ -1,10 +1,12 @@
 //! Entry points shared by the fuzz targets (`fuzz/fuzz_targets/decode_mof.rs`,
-//! `load_manifest.rs`) and the seeded-corpus tests that run in every `cargo test`.
+//! `load_manifest.rs`) and the seeded-corpus tests that run in every `cargo test`
+//! ([`payload_filter`] has no fuzz target yet; its test mutates every byte of a filter).
 //!
 //! Each takes arbitrary bytes, drives the decoder over them and checks the properties that
 //! must hold for any input. Bad input only ever yields errors.
 
 use crate::fields::Value;
+use crate::manifest::filter::AggregateFilter;
 use crate::{manifest, mof};
 
 /// Bytes as a kernel record: `[hook_id: u16 LE][version: u8][pointer_size: u8][payload…]`.
@@ -71,6 +73,26 @@ pub fn load_manifest(data: &[u8]) {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Bytes as a PAYLOAD filter (what EnableTraceEx2 reads from an `EVENT_FILTER_DESCRIPTOR`).
+/// When they parse, the filter's own bytes must parse to the same filter, and it must judge
+/// the same bytes as a payload of every event it is bound to.
+///
+/// # Panics
+/// Only when the wire form does not round-trip — a bug.
+pub fn payload_filter(data: &[u8]) {
+    let Ok(f) = AggregateFilter::parse(data) else {
+        return;
+    };
+    let again = AggregateFilter::parse(&f.to_bytes()).expect("a filter's bytes parse");
+    assert_eq!(again, f, "parse → to_bytes → parse changed the filter");
+    for (single, _) in f.filters() {
+        let (id, version) = single.event();
+        for pointer_size in [4, 8] {
+            let _ = f.passes_payload(f.provider(), id, version, data, pointer_size);
         }
     }
 }

@@ -17,6 +17,7 @@
 //! | [`manifest::Manifest`] | an instrumentation manifest (`.man`) | providers, events, templates, maps, keywords, messages (DEC-16…DEC-27) |
 //! | [`manifest`]'s payload filters | `TdhCreatePayloadFilter`, `TdhAggregatePayloadFilters` | field/operator/value tests on decoded events (FLT-18) |
 //! | [`DecodeError`] | | what a MOF or manifest decode could not do, and where |
+//! | [`property::PropertyFlags`] | `PROPERTY_FLAGS` | what TDH reports about each property: struct, counts, lengths, tags (DEC-29) |
 //!
 //! Provider GUIDs derived from names (GID-01) are
 //! [`etwsim_types::Guid::from_provider_name`].
@@ -62,6 +63,7 @@ pub mod fileio;
 pub mod fuzzing;
 pub mod manifest;
 pub mod mof;
+pub mod property;
 pub mod tracelogging;
 mod wire;
 

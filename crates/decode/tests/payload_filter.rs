@@ -7,7 +7,8 @@ use common::tests_dir;
 use etwsim_decode::DecodeError;
 use etwsim_decode::fields::{Field, Value};
 use etwsim_decode::manifest::filter::{
-    AggregateFilter, MAX_PAYLOAD_PREDICATES, PayloadFilter, PayloadOperator as Op, Predicate,
+    AggregateFilter, MAX_PAYLOAD_PREDICATES, PAYLOAD_FILTER_MAGIC, PayloadFilter,
+    PayloadOperator as Op, Predicate,
 };
 use etwsim_decode::manifest::{Provider, load_manifest};
 
@@ -167,4 +168,118 @@ fn aggregated_filters_per_event() {
     assert!(!or.passes(p.guid, 1, 0, &io("a.txt", 1, 0)));
 
     assert!(AggregateFilter::new(vec![]).is_err());
+}
+
+/// An IoTemplate payload: Path (UTF-16, NUL), Size, Offset, Kind, Access, Status.
+fn io_payload(path: &str, size: u32, offset: u64) -> Vec<u8> {
+    let mut b: Vec<u8> = path
+        .encode_utf16()
+        .chain([0])
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    b.extend_from_slice(&size.to_le_bytes());
+    b.extend_from_slice(&offset.to_le_bytes());
+    b.push(0);
+    b.extend_from_slice(&1u32.to_le_bytes());
+    b.extend_from_slice(&0u32.to_le_bytes());
+    b
+}
+
+#[test]
+fn the_wire_form_round_trips_and_carries_the_template() {
+    // rule: FLT-18
+    let p = demo();
+    let (v0, v1) = (p.event(1, 0).unwrap(), p.event(1, 1).unwrap());
+    let big = PayloadFilter::new(&p, v0, false, &[Predicate::new("Size", Op::Ge, "1024")]).unwrap();
+    let logs = PayloadFilter::new(
+        &p,
+        v0,
+        true,
+        &[
+            Predicate::new("Path", Op::Contains, ".log"),
+            Predicate::new("Offset", Op::Between, "0,0x100"),
+        ],
+    )
+    .unwrap();
+    let small = PayloadFilter::new(&p, v1, false, &[Predicate::new("Size", Op::Lt, "9")]).unwrap();
+    assert_eq!(big.template(), p.template_of(v0));
+    for f in [&big, &logs, &small] {
+        assert_eq!(&PayloadFilter::parse(&f.to_bytes()).unwrap(), f);
+    }
+    let agg = AggregateFilter::new(vec![(big, true), (logs, false), (small, false)]).unwrap();
+    let bytes = agg.to_bytes();
+    assert_eq!(&bytes[..4], &PAYLOAD_FILTER_MAGIC);
+    let back = AggregateFilter::parse(&bytes).unwrap();
+    assert_eq!(back, agg);
+    assert_eq!(back.provider(), p.guid);
+    assert!(back.applies_to(p.guid, 1, 0) && back.applies_to(p.guid, 1, 1));
+    assert!(!back.applies_to(p.guid, 2, 0));
+    // Every cut is refused, never a panic; so is a byte more.
+    for cut in 0..bytes.len() {
+        assert!(AggregateFilter::parse(&bytes[..cut]).is_err(), "cut {cut}");
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(AggregateFilter::parse(&longer).is_err());
+    // Flipping any byte gives a filter or an error, never a panic.
+    for i in 0..bytes.len() {
+        let mut b = bytes.clone();
+        b[i] ^= 0x5A;
+        etwsim_decode::fuzzing::payload_filter(&b);
+    }
+    etwsim_decode::fuzzing::payload_filter(&bytes);
+}
+
+#[test]
+fn parsing_rechecks_the_predicates_against_the_carried_template() {
+    // rule: FLT-18
+    let p = demo();
+    let e = p.event(1, 0).unwrap();
+    let f = PayloadFilter::new(&p, e, false, &[Predicate::new("Size", Op::Eq, "7")]).unwrap();
+    let bytes = f.to_bytes();
+    // Turn the predicate's field name "Size" into "Sizf": no such top-level field.
+    let at = bytes.windows(5).position(|w| w == b"Size\0").unwrap();
+    let mut renamed = bytes.clone();
+    renamed[at + 3] = b'f';
+    let err = PayloadFilter::parse(&renamed).unwrap_err().to_string();
+    assert!(err.contains("Sizf"), "{err}");
+    // CompareOp 32 is PAYLOADFIELD_INVALID.
+    let mut invalid = bytes.clone();
+    invalid[21..23].copy_from_slice(&Op::INVALID.to_le_bytes());
+    assert!(PayloadFilter::parse(&invalid).is_err());
+    assert!(AggregateFilter::parse(b"nope").is_err());
+}
+
+#[test]
+fn payloads_are_decoded_with_the_filters_template_and_judged() {
+    // rule: FLT-18
+    let p = demo();
+    let e = p.event(1, 0).unwrap();
+    let big = PayloadFilter::new(&p, e, false, &[Predicate::new("Size", Op::Ge, "1024")]).unwrap();
+    let logs = PayloadFilter::new(
+        &p,
+        e,
+        false,
+        &[Predicate::new("Path", Op::Contains, ".log")],
+    )
+    .unwrap();
+    let and = AggregateFilter::new(vec![(big.clone(), true), (logs.clone(), true)]).unwrap();
+    let or = AggregateFilter::new(vec![(big, false), (logs, false)]).unwrap();
+    let cases = [
+        (io_payload("a.log", 4096, 0), true, true),
+        (io_payload("a.txt", 4096, 0), false, true),
+        (io_payload("a.log", 10, 0), false, true),
+        (io_payload("a.txt", 10, 0), false, false),
+    ];
+    for (payload, want_and, want_or) in &cases {
+        assert_eq!(and.passes_payload(p.guid, 1, 0, payload, 8), *want_and);
+        assert_eq!(or.passes_payload(p.guid, 1, 0, payload, 8), *want_or);
+        // The same answers as judging the decoded fields.
+        let fields = p.decode(e, payload, 8).unwrap();
+        assert_eq!(and.passes(p.guid, 1, 0, &fields), *want_and);
+    }
+    // A payload the template cannot decode has no fields: its predicates fail.
+    assert!(!or.passes_payload(p.guid, 1, 0, &[0x41], 8));
+    // Events no filter is bound to pass without being decoded.
+    assert!(and.passes_payload(p.guid, 2, 0, &[], 8));
 }

@@ -8,6 +8,7 @@
 //! | [`RegEntry`] / [`Provider`] | `ETW_REG_ENTRY` / a `REGHANDLE` | one registration and its cached enable word |
 //! | [`EnableParams`] | `ENABLE_TRACE_PARAMETERS` + level/keywords | one EnableTraceEx2 call |
 //! | [`EventFilter`] | `EVENT_FILTER_DESCRIPTOR` | one filter |
+//! | [`PayloadFilter`], [`AggregateFilter`], [`PayloadFilterBuilder`] | `TdhCreatePayloadFilter`, `TdhAggregatePayloadFilters`, `PAYLOAD_FILTER_PREDICATE` | payload filters on installed manifests' events ([`Kernel::install_manifest`]) |
 //! | [`Process`], [`Thread`], [`Token`] | `EPROCESS`, `ETHREAD`, access token | who writes and who controls |
 //! | [`FileHandle`], [`Image`], [`system`] | `FILE_OBJECT`, a mapped image, the SystemTraceProvider | OS activity and the kernel events it writes |
 //!
@@ -50,6 +51,7 @@ pub use machine::clock;
 
 pub use control::explain::{Explanation, Reason, Verdict};
 pub use control::filter::{EventFilter, EventView, FilterSet, NameFilter, SlotFilter};
+pub use control::manifests::PayloadFilterBuilder;
 pub use control::notify::{SESSION_NOTIFICATION_GUID, SessionNotification, notification_payload};
 pub use control::provider::{
     ClassicCallback, ClassicNotification, ClassicProvider, ENABLE_SLOTS, EnableCallback,
@@ -73,6 +75,9 @@ pub use data::consumer::{Consumer, ConsumerOptions, RT_LOST_BUFFER, RT_LOST_EVEN
 pub use data::logger::{BufferInfo, MemorySink, Sink};
 pub use data::write::{EVENT_WRITE_FLAG_INPRIVATE, EVENT_WRITE_FLAG_NO_FAULTING, WriteOptions};
 pub use error::{Error, Result};
+pub use etwsim_decode::manifest::filter::{
+    AggregateFilter, PayloadFilter, PayloadOperator, Predicate,
+};
 pub use journal::{FlushReason, JournalEntry, JournalEvent, LossCounter};
 pub use machine::disk::{Disk, VirtualDisk};
 pub use machine::kernel::{

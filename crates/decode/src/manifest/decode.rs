@@ -1,7 +1,7 @@
 //! Manifest payload decoding (DEC-17, DEC-18, DEC-20): the template's items in order, packed
 //! with no padding (EVT-11), counts and lengths fixed or taken from earlier fields.
 
-use super::{DataDef, EventDef, InType, Item, Manifest, OutType, Param, Provider};
+use super::{DataDef, EventDef, InType, Item, Manifest, OutType, Param, Provider, Template};
 use crate::decode_error::DecodeError;
 use crate::fields::{Field, SystemTime, Value};
 use crate::wire::Cursor;
@@ -41,19 +41,32 @@ impl Provider {
     /// field are ignored.
     ///
     /// # Errors
-    /// [`DecodeError::PointerSize`]; [`DecodeError::Truncated`] / [`DecodeError::BadValue`]
-    /// naming the field and its offset (a short payload, an unterminated or odd-length
-    /// string, a bad SID, a count or length field that is negative or too large).
+    /// As [`Template::decode`].
     pub fn decode(
         &self,
         event: &EventDef,
         payload: &[u8],
         pointer_size: u8,
     ) -> Result<Vec<Field>, DecodeError> {
+        match self.template_of(event) {
+            Some(template) => template.decode(payload, pointer_size),
+            None => Cursor::new(payload, pointer_size).map(|_| Vec::new()),
+        }
+    }
+}
+
+impl Template {
+    /// Decodes `payload` by this template: its items in order, packed with no padding, counts
+    /// and lengths fixed or taken from earlier fields; `pointer_size` (4 or 8) sizes
+    /// `win:Pointer` fields. Bytes after the last field are ignored.
+    ///
+    /// # Errors
+    /// [`DecodeError::PointerSize`]; [`DecodeError::Truncated`] / [`DecodeError::BadValue`]
+    /// naming the field and its offset (a short payload, an unterminated or odd-length
+    /// string, a bad SID, a count or length field that is negative or too large).
+    pub fn decode(&self, payload: &[u8], pointer_size: u8) -> Result<Vec<Field>, DecodeError> {
         let mut c = Cursor::new(payload, pointer_size)?;
-        let Some(template) = self.template_of(event) else {
-            return Ok(Vec::new());
-        };
+        let template = self;
         let mut out: Vec<Field> = Vec::with_capacity(template.items.len());
         let n = template.items.len();
         for (i, item) in template.items.iter().enumerate() {

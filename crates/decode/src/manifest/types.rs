@@ -108,6 +108,15 @@ named_numbers! { OutType, "out-type";
     DATE_TIME_UTC = 38, "win:DateTimeUtc";
 }
 
+impl OutType {
+    /// `TDH_OUTTYPE_NULL` (0): no out type, the in-type's default rendering.
+    pub const NULL: OutType = OutType(0);
+    /// `TDH_OUTTYPE_REDUCEDSTRING` (300): no manifest name.
+    pub const REDUCED_STRING: OutType = OutType(300);
+    /// `TDH_OUTTYPE_NOPRINT` (301): not shown; no manifest name.
+    pub const NOPRINT: OutType = OutType(301);
+}
+
 impl InType {
     /// Whether values of this type are integers (payload filters compare them numerically).
     pub fn is_integer(self) -> bool {

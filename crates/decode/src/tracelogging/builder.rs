@@ -129,6 +129,22 @@ impl TraceLoggingEvent {
     }
 }
 
+/// The descriptor `TraceLoggingWrite` gives an event with this level and keyword (EVT-27):
+/// Id and Version 0, Channel 11 (`WINEVENT_CHANNEL_TRACELOGGING`), Opcode and Task 0. A
+/// `const fn`, so an event's descriptor can be a constant:
+///
+/// ```
+/// use etwsim_decode::tracelogging::descriptor;
+/// use etwsim_types::{EventDescriptor, Keyword, Level, Opcode};
+///
+/// const STARTED: EventDescriptor =
+///     descriptor(Level::INFORMATION, Keyword(0x1)).with_opcode(Opcode::START);
+/// assert_eq!((STARTED.id, STARTED.version, STARTED.channel.0), (0, 0, 11));
+/// ```
+pub const fn descriptor(level: Level, keyword: Keyword) -> EventDescriptor {
+    EventDescriptor::new(0, level, keyword).with_channel(Channel::TRACELOGGING)
+}
+
 /// A struct being filled by [`EventBuilder::begin_struct`].
 #[derive(Clone, Debug)]
 struct OpenStruct {
@@ -178,12 +194,17 @@ impl EventBuilder {
         EventBuilder {
             name: name.into(),
             tag: 0,
-            descriptor: EventDescriptor::new(0, Level::VERBOSE, Keyword::NONE)
-                .with_channel(Channel::TRACELOGGING),
+            descriptor: descriptor(Level::VERBOSE, Keyword::NONE),
             fields: Vec::new(),
             open: Vec::new(),
             error: None,
         }
+    }
+
+    /// Replaces the whole descriptor (level, keyword, opcode, channel, task, id, version).
+    pub fn set_descriptor(&mut self, descriptor: EventDescriptor) -> &mut Self {
+        self.descriptor = descriptor;
+        self
     }
 
     /// `TraceLoggingLevel`.

@@ -34,7 +34,7 @@ mod schema;
 mod traits;
 mod value;
 
-pub use builder::{EventBuilder, Scalar, TraceLoggingEvent, encode};
+pub use builder::{EventBuilder, Scalar, TraceLoggingEvent, descriptor, encode};
 pub use event::{
     DecodedEvent, decode_concatenated, decode_event, decode_event_view, decode_record,
 };

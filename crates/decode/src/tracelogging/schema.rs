@@ -182,6 +182,49 @@ impl OutType {
     pub const CODE_POINTER: OutType = OutType(37);
     /// 38, `TlgOutDATETIME_UTC`.
     pub const DATETIME_UTC: OutType = OutType(38);
+
+    /// The TDH out type a TDH-like decoder reports for this hint on a field of `in_type`
+    /// (DEC-11; no Microsoft table exists, so the mapping is by name — the project's
+    /// choice): NOPRINT → NOPRINT (301), STRING → STRING (1), BOOLEAN → BOOLEAN (13), HEX →
+    /// HEXINT8…HEXINT64 by the InType's size (HEXBINARY for other types), PID → 20, TID → 21,
+    /// PORT → 22, IPV4 → 23, IPV6 → 24, SOCKETADDRESS → 25, XML → 28, JSON → 34,
+    /// WIN32ERROR → 30, NTSTATUS → 31, HRESULT → 32, FILETIME → DATETIME (2), SIGNED /
+    /// UNSIGNED → BYTE…UNSIGNEDLONG by the InType's size (unchanged for other sizes), 33 and
+    /// above unchanged. DEFAULT stays 0 (TDH_OUTTYPE_NULL: the InType's default); numbers
+    /// TraceLogging does not define are passed through.
+    pub fn to_tdh(self, in_type: InType) -> crate::manifest::OutType {
+        use crate::manifest::OutType as Tdh;
+        let size = in_type.fixed_size();
+        let sized = |one, two, four, eight| match size {
+            Some(1) => Some(Tdh(one)),
+            Some(2) => Some(Tdh(two)),
+            Some(4) => Some(Tdh(four)),
+            Some(8) => Some(Tdh(eight)),
+            _ => None,
+        };
+        let same = Tdh(u16::from(self.0));
+        match self {
+            OutType::NOPRINT => Tdh::NOPRINT,
+            OutType::STRING => Tdh::STRING,
+            OutType::BOOLEAN => Tdh::BOOLEAN,
+            OutType::HEX => sized(16, 17, 18, 19).unwrap_or(Tdh::HEX_BINARY),
+            OutType::PID => Tdh::PID,
+            OutType::TID => Tdh::TID,
+            OutType::PORT => Tdh::PORT,
+            OutType::IPV4 => Tdh::IPV4,
+            OutType::IPV6 => Tdh::IPV6,
+            OutType::SOCKET_ADDRESS => Tdh::SOCKET_ADDRESS,
+            OutType::XML => Tdh::XML,
+            OutType::JSON => Tdh::JSON,
+            OutType::WIN32_ERROR => Tdh::WIN32_ERROR,
+            OutType::NTSTATUS => Tdh::NTSTATUS,
+            OutType::HRESULT => Tdh::HRESULT,
+            OutType::FILETIME => Tdh::DATE_TIME,
+            OutType::SIGNED => sized(3, 5, 7, 9).unwrap_or(same),
+            OutType::UNSIGNED => sized(4, 6, 8, 10).unwrap_or(same),
+            _ => same,
+        }
+    }
 }
 
 /// Whether a field is one value or an array, and how the array is counted (DEC-07, DEC-13).
@@ -522,6 +565,23 @@ impl EventSchema {
         }
     }
 
+    /// The event name alone, borrowed from a metadata blob: what an EVENT_NAME filter
+    /// (FLT-22) compares, without parsing the field definitions. `None` when the blob has
+    /// no well-formed name (too short, no NUL within `Size`, not UTF-8).
+    pub fn name_of(metadata: &[u8]) -> Option<&str> {
+        let size = usize::from(u16::from_le_bytes([*metadata.first()?, *metadata.get(1)?]));
+        let mut rest = metadata.get(2..size)?;
+        loop {
+            let (&ext, tail) = rest.split_first()?;
+            rest = tail;
+            if ext & CHAIN == 0 {
+                break;
+            }
+        }
+        let end = rest.iter().position(|&b| b == 0)?;
+        std::str::from_utf8(&rest[..end]).ok()
+    }
+
     /// Parses an event metadata blob (DEC-05…DEC-09).
     ///
     /// `Size` must not exceed the blob (bytes after `Size` are ignored, as an extended
@@ -680,6 +740,28 @@ fn parse_field(c: &mut Cursor<'_>, depth: usize) -> Result<FieldDef> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_name_alone_is_read_past_any_tag_form() {
+        // rule: DEC-05
+        for tag in [0, 0x0020_0000, 0x0000_4000, 0x0ABC_DEF1] {
+            let mut schema = EventSchema::new("Named");
+            schema.tag = tag;
+            schema.fields.push(FieldDef::new("N", InType::UINT32));
+            let blob = schema.to_bytes().unwrap();
+            assert_eq!(EventSchema::name_of(&blob), Some("Named"), "tag {tag:#x}");
+            // Cut anywhere (Size saying so): the name or nothing, never a panic.
+            for cut in 0..blob.len() {
+                let mut short = blob[..cut].to_vec();
+                if short.len() >= 2 {
+                    short[..2].copy_from_slice(&(cut as u16).to_le_bytes());
+                }
+                let name = EventSchema::name_of(&short);
+                assert!(name.is_none() || name == Some("Named"), "cut {cut}");
+            }
+        }
+        assert_eq!(EventSchema::name_of(&[5, 0, 0, 0xff, 0]), None); // not UTF-8
+    }
 
     #[test]
     fn tags_use_the_shortest_form_and_decode_from_every_form() {

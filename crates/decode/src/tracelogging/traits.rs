@@ -3,8 +3,9 @@
 //!
 //! `u16 TotalSize` (including itself), the provider name as NUL-terminated UTF-8, then
 //! traits, each `u16 Size` (including its 3-byte header), `u8 Type`, data. Types 1 (group)
-//! and 2 (decode GUID) hold a GUID in Windows byte order. The bytes are the same as the
-//! kernel's `ProviderTraits::to_bytes` (crates/kernel/src/traits.rs) for the same traits.
+//! and 2 (decode GUID) hold a GUID in Windows byte order. This is the one `ProviderTraits` of
+//! the workspace: the kernel re-exports it for EventSetInformation and adds that call's
+//! stricter checks.
 
 use crate::error::{Error, Result};
 use etwsim_types::Guid;

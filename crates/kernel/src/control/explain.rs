@@ -5,7 +5,8 @@
 //! provider's enable slots (and its provider group's, PRV-36), scope filters (FLT-16,
 //! FLT-17, private sessions), then the per-session predicate of `filter::session_accepts`
 //! (level FLT-01, keyword 0 FLT-04/FLT-07, MatchAny/MatchAll FLT-04…06, the EventWriteEx
-//! mask EVT-04, EXCLUDE_INPRIVATE FLT-11, event ids FLT-19, event names FLT-22) — and
+//! mask EVT-04, EXCLUDE_INPRIVATE FLT-11, event ids FLT-19, event names FLT-22, the payload
+//! of manifest events FLT-18, judged on the view's data blocks) — and
 //! returns, for every session that holds a slot, its [`Verdict`] with the [`Reason`]: the
 //! rule and the values compared. It writes nothing and changes nothing.
 //!
@@ -27,7 +28,7 @@
 //! ```
 
 use crate::control::filter::{
-    EventView, SlotFilter, effective_all, effective_any, effective_level,
+    EventView, SlotFilter, effective_all, effective_any, effective_level, payload_passes,
 };
 use crate::control::provider::{Provider, SlotEntry};
 use crate::control::session::TraceHandle;
@@ -99,6 +100,14 @@ pub enum Reason {
         /// `true`: the list names the events to keep; `false`: the events to drop.
         filter_in: bool,
     },
+    /// The session's PAYLOAD filter is bound to this manifest event and its decoded fields
+    /// do not satisfy it (FLT-18).
+    PayloadFiltered {
+        /// The event id.
+        id: u16,
+        /// The event version.
+        version: u8,
+    },
 }
 
 impl Reason {
@@ -116,6 +125,7 @@ impl Reason {
             Reason::InPrivateExcluded => "FLT-11",
             Reason::EventIdFiltered { .. } => "FLT-19",
             Reason::EventNameFiltered { .. } => "FLT-22",
+            Reason::PayloadFiltered { .. } => "FLT-18",
         }
     }
 }
@@ -192,6 +202,10 @@ impl fmt::Display for Reason {
                 } else {
                     "excludes"
                 }
+            ),
+            Reason::PayloadFiltered { id, version } => write!(
+                f,
+                "the payload of event {id} version {version} does not satisfy the PAYLOAD filter (FLT-18)"
             ),
         }
     }
@@ -336,6 +350,15 @@ pub(crate) fn judge(ev: &EventView<'_>, slot: u8, s: &SlotFilter) -> (bool, Reas
                 }
             }
         }
+    }
+    if !payload_passes(ev, s) {
+        return (
+            false,
+            Reason::PayloadFiltered {
+                id: d.id,
+                version: d.version,
+            },
+        );
     }
     (
         true,

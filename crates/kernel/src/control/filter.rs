@@ -17,7 +17,9 @@
 //! Every limit violation is `ERROR_INVALID_PARAMETER` (FLT-25, the project's choice).
 
 use crate::{Error, Result};
+use etwsim_decode::manifest::filter::AggregateFilter;
 use etwsim_types::{EnableProperty, EventDescriptor, FilterType, Keyword, Level};
+use std::sync::Arc;
 
 /// `MAX_EVENT_FILTERS_COUNT`: descriptors per EnableTraceEx2 call (FLT-13).
 pub const MAX_EVENT_FILTERS_COUNT: usize = 13;
@@ -49,7 +51,9 @@ pub enum EventFilter {
     PackageId(String),
     /// `EVENT_FILTER_TYPE_PACKAGE_APP_ID`: `;`-separated package-relative app ids (FLT-17).
     PackageAppId(String),
-    /// `EVENT_FILTER_TYPE_PAYLOAD`: an aggregated TDH payload filter, kept as bytes (FLT-18).
+    /// `EVENT_FILTER_TYPE_PAYLOAD`: an aggregated TDH payload filter in its wire form
+    /// ([`AggregateFilter::to_bytes`], made by [`EventFilter::payload`]), evaluated against
+    /// the decoded fields of manifest events after they are written (FLT-18).
     Payload(Vec<u8>),
     /// `EVENT_FILTER_TYPE_EVENT_ID`: record only (`filter_in`) or all but the listed ids (FLT-19).
     EventId {
@@ -215,6 +219,12 @@ fn decode_ids(data: &[u8], what: &str) -> Result<(bool, Vec<u16>)> {
 }
 
 impl EventFilter {
+    /// The PAYLOAD filter of `filter`: what `TdhAggregatePayloadFilters` puts in an
+    /// `EVENT_FILTER_DESCRIPTOR` (FLT-18).
+    pub fn payload(filter: &AggregateFilter) -> EventFilter {
+        EventFilter::Payload(filter.to_bytes())
+    }
+
     /// The descriptor `Type`.
     pub fn filter_type(&self) -> FilterType {
         match self {
@@ -442,6 +452,33 @@ impl IdFilter {
     }
 }
 
+/// A PAYLOAD filter as EnableTraceEx2 read it: its bytes (what the session was given) and
+/// the filter they hold, shared by every route of the session's slot.
+#[derive(Clone, Debug)]
+pub(crate) struct CompiledPayload {
+    bytes: Vec<u8>,
+    pub(crate) filter: Arc<AggregateFilter>,
+}
+
+impl CompiledPayload {
+    fn parse(bytes: &[u8]) -> Result<CompiledPayload> {
+        let filter = AggregateFilter::parse(bytes).map_err(|e| Error::invalid(e.to_string()))?;
+        Ok(CompiledPayload {
+            bytes: bytes.to_vec(),
+            filter: Arc::new(filter),
+        })
+    }
+}
+
+impl PartialEq for CompiledPayload {
+    /// The same bytes: the filter is what they hold.
+    fn eq(&self, other: &CompiledPayload) -> bool {
+        self.bytes == other.bytes
+    }
+}
+
+impl Eq for CompiledPayload {}
+
 /// The validated filters of one (session, provider) pair.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FilterSet {
@@ -451,7 +488,7 @@ pub struct FilterSet {
     pub(crate) executable_names: Option<Vec<String>>,
     pub(crate) package_ids: Option<Vec<String>>,
     pub(crate) package_app_ids: Option<Vec<String>>,
-    pub(crate) payload: Option<Vec<u8>>,
+    pub(crate) payload: Option<CompiledPayload>,
     pub(crate) event_ids: Option<IdFilter>,
     pub(crate) event_names: Option<NameFilter>,
     pub(crate) stackwalk_ids: Option<IdFilter>,
@@ -475,7 +512,8 @@ fn split_names(s: &str) -> Vec<String> {
 
 impl FilterSet {
     /// Validates the filters of one EnableTraceEx2 call: at most 13 (FLT-13), each type at
-    /// most once (FLT-13), each within its limits (FLT-15…FLT-23).
+    /// most once (FLT-13), each within its limits (FLT-15…FLT-23); a PAYLOAD filter must be
+    /// an aggregated payload filter's wire form (FLT-18).
     ///
     /// # Errors
     /// `ERROR_INVALID_PARAMETER` for any violation (FLT-25).
@@ -516,7 +554,7 @@ impl FilterSet {
                 EventFilter::ExecutableName(s) => set.executable_names = Some(split_names(s)),
                 EventFilter::PackageId(s) => set.package_ids = Some(split_names(s)),
                 EventFilter::PackageAppId(s) => set.package_app_ids = Some(split_names(s)),
-                EventFilter::Payload(b) => set.payload = Some(b.clone()),
+                EventFilter::Payload(b) => set.payload = Some(CompiledPayload::parse(b)?),
                 EventFilter::EventId { filter_in, ids } => {
                     set.event_ids = Some(IdFilter::new(*filter_in, ids));
                 }
@@ -567,17 +605,26 @@ pub struct EventView<'a> {
     pub filter_mask: u64,
     /// EVENT_WRITE_FLAG_INPRIVATE was passed, or the writer's process is InPrivate (FLT-11).
     pub inprivate: bool,
+    /// The event's data blocks (EVT-11): what a PAYLOAD filter decodes (FLT-18).
+    pub payload: &'a [&'a [u8]],
 }
 
 impl<'a> EventView<'a> {
-    /// A plain manifest-style event: no name, no filter mask, not InPrivate.
+    /// A plain manifest-style event: no name, no filter mask, not InPrivate, no payload.
     pub fn new(descriptor: &'a EventDescriptor) -> EventView<'a> {
         EventView {
             descriptor,
             name: None,
             filter_mask: 0,
             inprivate: false,
+            payload: &[],
         }
+    }
+
+    /// With the event's data blocks, for PAYLOAD filters (FLT-18).
+    pub fn with_payload(mut self, payload: &'a [&'a [u8]]) -> EventView<'a> {
+        self.payload = payload;
+        self
     }
 }
 
@@ -646,7 +693,9 @@ pub struct SlotFilter {
 ///
 /// Order: level (FLT-01/02), keyword 0 and IGNORE_KEYWORD_0 (FLT-04, FLT-07), keywords
 /// (FLT-04…06), the EventWriteEx mask (EVT-04), EXCLUDE_INPRIVATE (FLT-11), event ids for
-/// manifest events (FLT-19), event names for TraceLogging events (FLT-22).
+/// manifest events (FLT-19), event names for TraceLogging events (FLT-22), and last the
+/// payload of manifest events (FLT-18), which is decoded only for a session whose PAYLOAD
+/// filter is bound to the event.
 pub fn session_accepts(ev: &EventView<'_>, slot: u8, s: &SlotFilter) -> bool {
     let d = ev.descriptor;
     if !level_keyword_pass(d, s) {
@@ -677,7 +726,32 @@ pub fn session_accepts(ev: &EventView<'_>, slot: u8, s: &SlotFilter) -> bool {
             }
         }
     }
-    true
+    payload_passes(ev, s)
+}
+
+/// FLT-18: whether a manifest event passes the session's PAYLOAD filter. TraceLogging events
+/// (with a name) and events no filter of the aggregate is bound to pass without being
+/// decoded; a bound event's data blocks are decoded with the filter's template (64-bit
+/// pointers: the simulated writers are 64-bit processes) and judged.
+pub(crate) fn payload_passes(ev: &EventView<'_>, s: &SlotFilter) -> bool {
+    let Some(p) = &s.filters.payload else {
+        return true;
+    };
+    let f = &p.filter;
+    let d = ev.descriptor;
+    if ev.name.is_some() || !f.applies_to(f.provider(), d.id, d.version) {
+        return true;
+    }
+    let joined;
+    let payload: &[u8] = match ev.payload {
+        [] => &[],
+        [one] => one,
+        blocks => {
+            joined = blocks.concat();
+            &joined
+        }
+    };
+    f.passes_payload(f.provider(), d.id, d.version, payload, 8)
 }
 
 /// The first steps of [`session_accepts`]: level (FLT-01/02), keyword 0 and IGNORE_KEYWORD_0

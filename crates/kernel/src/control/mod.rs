@@ -2,11 +2,12 @@
 //!
 //! Sessions (`WMI_LOGGER_CONTEXT`), the provider GUID table (`ETW_GUID_ENTRY`) and its
 //! registrations (`ETW_REG_ENTRY`), EnableTraceEx2 and its 8 enable slots, the session-side
-//! filters, provider traits, and [`explain`](crate::Provider::explain), which replays the
+//! filters, the installed manifests payload filters are built from, provider traits, and [`explain`](crate::Provider::explain), which replays the
 //! control plane's decisions for one event.
 
 pub(crate) mod explain;
 pub mod filter;
+pub(crate) mod manifests;
 pub(crate) mod notify;
 pub(crate) mod provider;
 pub(crate) mod security;

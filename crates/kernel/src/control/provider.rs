@@ -173,8 +173,8 @@ pub(crate) struct Routes {
     version: u64,
     list: Vec<Route>,
     /// Exactly one route, whose session asks for no extended item and filters by nothing but
-    /// level and keywords (no EVENT_ID / EVENT_NAME filter, no EXCLUDE_INPRIVATE): the write
-    /// can take the single-session path.
+    /// level and keywords (no EVENT_ID / EVENT_NAME / PAYLOAD filter, no EXCLUDE_INPRIVATE):
+    /// the write can take the single-session path.
     pub(crate) single: bool,
 }
 
@@ -240,6 +240,7 @@ impl Routes {
             let f = &r.filter;
             f.filters.event_ids.is_none()
                 && f.filters.event_names.is_none()
+                && f.filters.payload.is_none()
                 && !f.enable_property.intersects(PER_EVENT_PROPERTIES)
                 // SEC-06: a SECURE_MODE session checks the writer on the general path.
                 && !r.logger.cfg.mode.contains(etwsim_types::LogFileMode::SECURE)
@@ -1045,6 +1046,15 @@ impl State {
             )));
         }
         let filters = FilterSet::new(&p.filters)?;
+        if let Some(pf) = &filters.payload {
+            if code == ControlCode::EnableProvider && pf.filter.provider() != guid {
+                // FLT-18 (choice of code): a payload filter names its provider.
+                return Err(Error::invalid(format!(
+                    "the payload filter is for provider {}, not {guid}",
+                    pf.filter.provider()
+                )));
+            }
+        }
         if let Some(h) = filters.trace_handle {
             if code != ControlCode::CaptureState || guid != Guid::SYSTEM_TRACE_CONTROL {
                 return Err(Error::invalid(

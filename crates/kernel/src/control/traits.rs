@@ -7,9 +7,12 @@
 //!
 //! Blob layout (provider-traits page): `u16 TotalSize` (including itself), the provider name
 //! as NUL-terminated UTF-8, then traits, each `u16 Size` (including itself), `u8 Type`, data.
+//! [`ProviderTraits`] is the decode crate's (`etwsim_decode::tracelogging`), one type for the
+//! blob both ways; this module adds what EventSetInformation checks on top of it.
 
 use crate::control::provider::Provider;
 use crate::{Error, Result};
+pub use etwsim_decode::tracelogging::{ProviderTraits, TRAIT_TYPE_DECODE_GUID, TRAIT_TYPE_GROUP};
 use etwsim_types::Guid;
 
 /// `EVENT_INFO_CLASS` values of EventSetInformation (PRV-35).
@@ -40,111 +43,43 @@ impl EventInfoClass {
     }
 }
 
-/// `EtwProviderTraitTypeGroup`: the provider-group GUID trait (PRV-34, PRV-36).
-pub const TRAIT_TYPE_GROUP: u8 = 1;
-/// `EtwProviderTraitTypeDecodeGuid`: the decode-GUID trait (PRV-34).
-pub const TRAIT_TYPE_DECODE_GUID: u8 = 2;
-
-/// A provider's traits, parsed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProviderTraits {
-    /// The provider name.
-    pub name: String,
-    /// Every trait as (type, data), in blob order.
-    pub traits: Vec<(u8, Vec<u8>)>,
-}
-
-impl ProviderTraits {
-    /// Traits with just a name.
-    pub fn new(name: &str) -> ProviderTraits {
-        ProviderTraits {
-            name: name.into(),
-            traits: Vec::new(),
-        }
-    }
-
-    /// With a provider-group trait.
-    pub fn with_group(mut self, group: Guid) -> ProviderTraits {
-        self.traits
-            .push((TRAIT_TYPE_GROUP, group.to_bytes_le().to_vec()));
-        self
-    }
-
-    /// The group GUID, if a group trait is present.
-    pub fn group(&self) -> Option<Guid> {
-        self.guid_trait(TRAIT_TYPE_GROUP)
-    }
-
-    /// The decode GUID, if present.
-    pub fn decode_guid(&self) -> Option<Guid> {
-        self.guid_trait(TRAIT_TYPE_DECODE_GUID)
-    }
-
-    fn guid_trait(&self, ty: u8) -> Option<Guid> {
-        self.traits
-            .iter()
-            .find(|(t, _)| *t == ty)
-            .and_then(|(_, d)| {
-                let b: [u8; 16] = d.get(..16)?.try_into().ok()?;
-                Some(Guid::from_bytes_le(b))
-            })
-    }
-
-    /// The blob, as EventSetInformation takes it.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = vec![0, 0];
-        out.extend_from_slice(self.name.as_bytes());
-        out.push(0);
-        for (ty, data) in &self.traits {
-            out.extend_from_slice(&((data.len() + 3) as u16).to_le_bytes());
-            out.push(*ty);
-            out.extend_from_slice(data);
-        }
-        let total = out.len() as u16;
-        out[..2].copy_from_slice(&total.to_le_bytes());
-        out
-    }
-
-    /// Parses a traits blob.
-    ///
-    /// # Errors
-    /// `ERROR_INVALID_PARAMETER` when TotalSize disagrees with the data, the name is not
-    /// NUL-terminated UTF-8, or a trait's size runs past the end.
-    pub fn parse(blob: &[u8]) -> Result<ProviderTraits> {
-        if blob.len() < 3 {
+/// The traits blob as EventSetInformation(EventProviderSetTraits) takes it (PRV-34): exactly
+/// `TotalSize` bytes, a UTF-8 name, traits that end where the blob ends. Stricter than
+/// [`ProviderTraits::parse`], which reads what an extended item carries (longer data, any
+/// name bytes).
+///
+/// # Errors
+/// `ERROR_INVALID_PARAMETER` when TotalSize disagrees with the data, the name is not
+/// NUL-terminated UTF-8, or a trait's size runs past the end.
+fn parse_exact(blob: &[u8]) -> Result<ProviderTraits> {
+    let total = match blob {
+        [lo, hi, _, ..] => usize::from(u16::from_le_bytes([*lo, *hi])),
+        _ => {
             return Err(Error::invalid(
                 "a traits blob has at least a size and a NUL",
             ));
         }
-        let total = usize::from(u16::from_le_bytes([blob[0], blob[1]]));
-        if total != blob.len() {
-            return Err(Error::invalid(format!(
-                "traits TotalSize {total} but {} bytes were given",
-                blob.len()
-            )));
-        }
-        let nul = blob[2..]
-            .iter()
-            .position(|&b| b == 0)
-            .ok_or_else(|| Error::invalid("the provider name is not NUL-terminated"))?;
-        let name = std::str::from_utf8(&blob[2..2 + nul])
-            .map_err(|_| Error::invalid("the provider name is not UTF-8"))?
-            .to_owned();
-        let mut traits = Vec::new();
-        let mut rest = &blob[3 + nul..];
-        while !rest.is_empty() {
-            if rest.len() < 3 {
-                return Err(Error::invalid("a trait is shorter than its 3-byte header"));
-            }
-            let size = usize::from(u16::from_le_bytes([rest[0], rest[1]]));
-            if size < 3 || size > rest.len() {
-                return Err(Error::invalid(format!("a trait claims {size} bytes")));
-            }
-            traits.push((rest[2], rest[3..size].to_vec()));
-            rest = &rest[size..];
-        }
-        Ok(ProviderTraits { name, traits })
+    };
+    if total != blob.len() {
+        return Err(Error::invalid(format!(
+            "traits TotalSize {total} but {} bytes were given",
+            blob.len()
+        )));
     }
+    let nul = blob[2..]
+        .iter()
+        .position(|&b| b == 0)
+        .ok_or_else(|| Error::invalid("the provider name is not NUL-terminated"))?;
+    if std::str::from_utf8(&blob[2..2 + nul]).is_err() {
+        return Err(Error::invalid("the provider name is not UTF-8"));
+    }
+    ProviderTraits::parse(blob).map_err(|e| Error::invalid(e.to_string()))
+}
+
+/// The blob of `traits`, or `ERROR_INVALID_PARAMETER` for traits that have none (a name with
+/// a NUL, sizes over 16 bits).
+fn blob_of(traits: &ProviderTraits) -> Result<Vec<u8>> {
+    traits.to_bytes().map_err(|e| Error::invalid(e.to_string()))
 }
 
 impl Provider {
@@ -175,7 +110,7 @@ impl Provider {
                         "provider traits can be set only once per registration",
                     ));
                 }
-                let traits = ProviderTraits::parse(data)?;
+                let traits = parse_exact(data)?;
                 let group = traits.group();
                 info.traits = Some(traits);
                 let _ = self.reg.traits_blob.set(data.into());
@@ -205,7 +140,7 @@ impl Provider {
     /// # Errors
     /// As [`Provider::set_information`].
     pub fn set_traits(&self, traits: &ProviderTraits) -> Result<()> {
-        self.set_information(EventInfoClass::SetTraits as u32, &traits.to_bytes())
+        self.set_information(EventInfoClass::SetTraits as u32, &blob_of(traits)?)
     }
 
     /// The traits set on this registration.
@@ -229,7 +164,7 @@ impl crate::Process {
     pub fn register_tracelogging(&self, guid: Guid, traits: &ProviderTraits) -> Result<Provider> {
         // Check the blob before registering, so a refusal leaves no trace (not even a used
         // registration id): a failed TraceLoggingRegister changes nothing.
-        ProviderTraits::parse(&traits.to_bytes())?;
+        parse_exact(&blob_of(traits)?)?;
         let p = self.register_provider(guid)?;
         match p.set_traits(traits) {
             Ok(()) => Ok(p),
@@ -246,14 +181,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn traits_blob_round_trips_and_rejects_truncation() {
+    fn set_traits_blobs_are_exact_and_refused_when_truncated() {
         let g: Guid = "{11111111-2222-3333-4444-555555555555}".parse().unwrap();
         let t = ProviderTraits::new("MyProvider").with_group(g);
-        let b = t.to_bytes();
-        assert_eq!(ProviderTraits::parse(&b).unwrap(), t);
-        assert_eq!(t.group(), Some(g));
+        let b = t.to_bytes().unwrap();
+        assert_eq!(parse_exact(&b).unwrap(), t);
         for cut in 0..b.len() {
-            assert!(ProviderTraits::parse(&b[..cut]).is_err());
+            assert!(parse_exact(&b[..cut]).is_err());
         }
+        let mut longer = b.clone();
+        longer.push(0);
+        assert!(
+            parse_exact(&longer).is_err(),
+            "TotalSize must be the whole blob"
+        );
+        let mut not_utf8 = b.clone();
+        not_utf8[2] = 0xFF;
+        assert!(parse_exact(&not_utf8).is_err());
+        assert!(blob_of(&ProviderTraits::new("a\0b")).is_err());
     }
 }

@@ -30,6 +30,7 @@ use crate::data::buffer::ReserveError;
 use crate::journal::{JournalEvent, LossCounter};
 use crate::machine::thread::{ThreadState, with_current};
 use crate::{Error, Result};
+use etwsim_decode::tracelogging::EventBuilder;
 use etwsim_types::record::{
     EVENT_HEADER_SIZE, MAX_EVENT_DATA_DESCRIPTORS, MAX_EVENT_SIZE, MAX_STACK_FRAMES, align8,
     ext_type, header_flags,
@@ -437,6 +438,115 @@ impl Provider {
         )
     }
 
+    /// `TraceLoggingWrite`: a TraceLogging event called `name`, its fields added by `fields`
+    /// — which runs only when some session may want an event of the descriptor's level and
+    /// keyword (the enable check comes first and builds nothing, EVT-02, PRV-31).
+    ///
+    /// The metadata goes where TraceLogging puts it (DEC-03): an `EVENT_SCHEMA_TL` extended
+    /// item, with the registration's traits as the `PROV_TRAITS` item, the field values as
+    /// user data — for a provider that honours data-descriptor types (traits set with
+    /// [`Provider::set_traits`], as [`crate::Process::register_tracelogging`] does, or
+    /// UseDescriptorType, EVT-12). For any other provider ETW ignores the Type byte, so the
+    /// metadata lands in the payload in front of the values, as it would on Windows, and the
+    /// event is an ordinary one to every filter. Otherwise EVENT_NAME filters see `name`
+    /// (FLT-22), and EVENT_ID and payload filters do not apply (FLT-19, FLT-18).
+    ///
+    /// `descriptor` is usually [`etwsim_decode::tracelogging::descriptor`]`(level, keyword)`
+    /// (Id 0, Version 0, Channel 11, EVT-27); what `fields` sets with the builder's `level`,
+    /// `keyword`, `opcode`… changes the descriptor written (sessions then filter by it).
+    ///
+    /// ```
+    /// use etwsim_decode::tracelogging::{Value, decode_record, descriptor};
+    /// use etwsim_kernel::{EnableParams, Kernel, MemorySink, ProviderTraits, Token};
+    /// use etwsim_types::{EventDescriptor, Keyword, Level};
+    ///
+    /// const OPENED: EventDescriptor = descriptor(Level::INFORMATION, Keyword(0x1));
+    ///
+    /// let k = Kernel::builder().deterministic(1).build()?;
+    /// let app = k.spawn("app.exe", Token::user("u"))?;
+    /// let guid = "{b3864c38-4273-58c5-545b-8b3608343471}".parse().unwrap();
+    /// let p = app.register_tracelogging(guid, &ProviderTraits::new("MyProvider"))?;
+    /// let sink = MemorySink::new();
+    /// let s = k.session("s").log_file("s.etl").sink(sink.clone()).start()?;
+    /// s.enable(guid, &EnableParams::new())?;
+    /// p.write_tracelogging("FileOpened", &OPENED, |e| {
+    ///     e.str16("Path", r"C:\a.txt").value("Bytes", 4096u64);
+    /// })?;
+    /// s.stop()?;
+    /// let decoded = decode_record(&sink.records()[0]).unwrap().unwrap();
+    /// assert_eq!(decoded.to_string(), r#"MyProvider/FileOpened Path="C:\\a.txt", Bytes=4096"#);
+    /// assert_eq!(decoded.value("Bytes"), Some(&Value::U64(4096)));
+    /// # Ok::<(), etwsim_kernel::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `ERROR_INVALID_PARAMETER` for fields the builder cannot encode (a value that does not
+    /// fit its type, a struct left open…); `ERROR_ARITHMETIC_OVERFLOW` for metadata over
+    /// 65,535 bytes (DEC-15); otherwise as [`Provider::write`].
+    #[inline]
+    pub fn write_tracelogging(
+        &self,
+        name: &str,
+        descriptor: &EventDescriptor,
+        fields: impl FnOnce(&mut EventBuilder),
+    ) -> Result<()> {
+        self.write_tracelogging_transfer(name, descriptor, None, None, fields)
+    }
+
+    /// `TraceLoggingWriteActivity`: [`Provider::write_tracelogging`] with an explicit
+    /// activity ID and/or related activity ID (EVT-14, EVT-17).
+    ///
+    /// # Errors
+    /// As [`Provider::write_tracelogging`].
+    #[inline]
+    pub fn write_tracelogging_transfer(
+        &self,
+        name: &str,
+        descriptor: &EventDescriptor,
+        activity_id: Option<&Guid>,
+        related_activity_id: Option<&Guid>,
+        fields: impl FnOnce(&mut EventBuilder),
+    ) -> Result<()> {
+        if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
+            return Ok(());
+        }
+        let mut builder = EventBuilder::new(name);
+        builder.set_descriptor(*descriptor);
+        fields(&mut builder);
+        self.write_built_tracelogging(name, &builder, activity_id, related_activity_id)
+    }
+
+    /// The rest of a TraceLogging write once some session may want it: encode, then write
+    /// with the metadata as the EVENT_SCHEMA_TL item (or in the payload, EVT-12).
+    #[cold]
+    #[inline(never)]
+    fn write_built_tracelogging(
+        &self,
+        name: &str,
+        builder: &EventBuilder,
+        activity_id: Option<&Guid>,
+        related_activity_id: Option<&Guid>,
+    ) -> Result<()> {
+        let event = builder.build().map_err(|e| match e {
+            etwsim_decode::Error::TooLarge { size, .. } => Error::Other {
+                code: etwsim_types::Win32Error::ERROR_ARITHMETIC_OVERFLOW,
+                context: format!("TraceLogging event {name:?}: metadata of {size} bytes (DEC-15)"),
+            },
+            other => Error::invalid(format!("TraceLogging event {name:?}: {other}")),
+        })?;
+        let typed = self.uses_descriptor_type();
+        let options = WriteOptions {
+            activity_id,
+            related_activity_id,
+            event_name: typed.then_some(name),
+            tracelogging_metadata: typed.then_some(&event.metadata[..]),
+            ..WriteOptions::default()
+        };
+        let data: [&[u8]; 2] = [&event.metadata, &event.payload];
+        let data = if typed { &data[1..] } else { &data[..] };
+        self.write_with_options(&event.descriptor, &options, data)
+    }
+
     /// `EventWriteTransfer`: with an explicit activity ID and/or related activity ID
     /// (EVT-14, EVT-17).
     ///
@@ -522,7 +632,7 @@ impl Provider {
     #[inline]
     fn not_wanted(&self, desc: &EventDescriptor, opts: &WriteOptions<'_>) -> Result<()> {
         if self.kernel.inner.journal.is_some() {
-            self.journal_write(desc, opts, &Ok(()));
+            self.journal_write(desc, opts, &[], &Ok(()));
         }
         Ok(())
     }
@@ -531,12 +641,19 @@ impl Provider {
     /// it) and the result.
     #[cold]
     #[inline(never)]
-    fn journal_write(&self, desc: &EventDescriptor, opts: &WriteOptions<'_>, result: &Result<()>) {
+    fn journal_write(
+        &self,
+        desc: &EventDescriptor,
+        opts: &WriteOptions<'_>,
+        data: &[&[u8]],
+        result: &Result<()>,
+    ) {
         let why = self.explain(&EventView {
             descriptor: desc,
             name: opts.event_name,
             filter_mask: opts.filter,
             inprivate: opts.flags & EVENT_WRITE_FLAG_INPRIVATE != 0,
+            payload: data,
         });
         if why.verdicts.is_empty() {
             return; // no session enables the provider: nothing was decided
@@ -601,7 +718,7 @@ impl Provider {
             .with_routes(|routes| self.route(routes, &call))
             .map_err(Refusal::error);
         if self.kernel.inner.journal.is_some() {
-            self.journal_write(desc, opts, &r);
+            self.journal_write(desc, opts, data, &r);
         }
         r
     }
@@ -640,6 +757,7 @@ impl Provider {
             name: opts.event_name,
             filter_mask: opts.filter,
             inprivate: opts.flags & EVENT_WRITE_FLAG_INPRIVATE != 0 || self.reg.inprivate,
+            payload: data,
         };
         let mut targets: [Option<(&Route, bool)>; 8] = [None; 8];
         let mut n = 0;

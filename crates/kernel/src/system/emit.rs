@@ -282,6 +282,7 @@ pub(crate) fn manifest(provider: &Provider, desc: &EventDescriptor, payload: &[u
         name: None,
         filter_mask: 0,
         inprivate: false,
+        payload: &[payload],
     };
     let rec = event_record(provider.guid(), desc, payload, o);
     provider.reg.with_routes(|routes| {
