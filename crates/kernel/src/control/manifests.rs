@@ -39,42 +39,24 @@
 //! ```
 
 use crate::control::filter::MAX_EVENT_FILTER_PAYLOAD_SIZE;
-use crate::machine::kernel::{Kernel, KernelInner};
+use crate::machine::kernel::Kernel;
 use crate::{Error, Result};
 use etwsim_decode::manifest::filter::{AggregateFilter, PayloadFilter, PayloadOperator, Predicate};
 use etwsim_decode::manifest::{Manifest, Provider as ManifestProvider};
 use etwsim_types::{EventDescriptor, Guid, Win32Error};
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, RwLock};
 
 /// `ERROR_NOT_FOUND` (1168): TdhCreatePayloadFilter's "the schema information for the
 /// provider could not be found".
 const ERROR_NOT_FOUND: Win32Error = Win32Error(1168);
 
-/// One kernel's installed providers, by GUID.
-type Table = BTreeMap<Guid, Arc<ManifestProvider>>;
-
-/// A kernel (weakly: the entry must not keep it alive) and its table.
-type Entry = (Weak<KernelInner>, Arc<RwLock<Table>>);
-
-/// Each live kernel's table, found by the kernel's identity.
-///
-/// The table belongs in `KernelInner`; the machine room is being reworked on another branch,
-/// so until the two meet it lives here, one entry per kernel (an entry whose kernel is gone is
-/// dropped at the next lookup). Nothing is shared between kernels.
-static TABLES: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+/// One kernel's installed providers, by GUID (`KernelInner::manifests`).
+pub(crate) type ManifestTable = BTreeMap<Guid, Arc<ManifestProvider>>;
 
 impl Kernel {
-    fn manifest_table(&self) -> Arc<RwLock<Table>> {
-        let mut all = TABLES.lock().unwrap_or_else(|e| e.into_inner());
-        all.retain(|(k, _)| k.strong_count() > 0);
-        let me = Arc::as_ptr(&self.inner);
-        if let Some((_, t)) = all.iter().find(|(k, _)| std::ptr::eq(k.as_ptr(), me)) {
-            return t.clone();
-        }
-        let t = Arc::new(RwLock::new(Table::new()));
-        all.push((Arc::downgrade(&self.inner), t.clone()));
-        t
+    fn manifest_table(&self) -> &RwLock<ManifestTable> {
+        &self.inner.manifests
     }
 
     /// `wevtutil im`: installs the providers of `manifest`, replacing an earlier install of

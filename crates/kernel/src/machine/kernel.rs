@@ -257,6 +257,7 @@ impl KernelBuilder {
         let kernel = Kernel {
             inner: Arc::new(KernelInner {
                 journal,
+                manifests: Default::default(),
                 config: self.config,
                 control: ReentrantMutex::new(()),
                 state: Mutex::new(state),
@@ -310,6 +311,9 @@ pub(crate) struct KernelInner {
     next_cpu: AtomicU64,
     /// The journal, when the builder asked for one.
     pub(crate) journal: Option<Arc<Journal>>,
+    /// Installed instrumentation manifests (`wevtutil im`), by provider GUID: what
+    /// TdhCreatePayloadFilter reads.
+    pub(crate) manifests: std::sync::RwLock<crate::control::manifests::ManifestTable>,
     /// The system providers: OS tables, system loggers, kernel manifest providers.
     pub(crate) sys: crate::system::SystemState,
 }
