@@ -151,7 +151,9 @@ impl Source {
     /// `[[…]]` headers before byte offset `at`.
     fn index_arrays(&self, key: &str, at: usize) -> String {
         let parts: Vec<&str> = key.split('.').collect();
-        let before = &self.text[..at.min(self.text.len())];
+        let Some(before) = self.text.get(..at.min(self.text.len())) else {
+            return key.to_string();
+        };
         for n in (1..=parts.len()).rev() {
             let header = format!("[[{}]]", parts[..n].join("."));
             let count = before
@@ -176,7 +178,25 @@ impl Source {
         let text = self.text.lines().nth(line - 1)?;
         let (key, _) = text.split_once('=')?;
         let key = key.trim();
-        (!key.is_empty() && !key.starts_with('#') && !key.starts_with('['))
-            .then(|| key.trim_matches('"').to_string())
+        if key.is_empty() || key.starts_with('#') || key.starts_with('[') {
+            return None;
+        }
+        let key = key.trim_matches('"');
+        // Inside a table: the key's path starts with the table's.
+        let table = self
+            .text
+            .lines()
+            .take(line - 1)
+            .filter_map(|l| {
+                let t = l.trim();
+                t.strip_prefix("[[")
+                    .and_then(|r| r.split("]]").next())
+                    .or_else(|| t.strip_prefix('[').and_then(|r| r.split(']').next()))
+            })
+            .last();
+        Some(match table {
+            Some(t) => format!("{}.{key}", t.trim()),
+            None => key.to_string(),
+        })
     }
 }

@@ -16,5 +16,6 @@ pub use run::{
     ProviderSummary, SessionSummary, SlotSnapshot, StepFailure, WriteRecord,
 };
 pub use scenario::{
-    DEFAULT_JOURNAL_CAPACITY, MAX_PAYLOAD, MAX_VIRTUAL_TIME, MAX_WRITES, SYSTEM_PROCESS, Scenario,
+    DEFAULT_JOURNAL_CAPACITY, MAX_JOURNAL_CAPACITY, MAX_PAYLOAD, MAX_SESSION_BUFFER_BYTES,
+    MAX_VIRTUAL_TIME, MAX_WRITES, SYSTEM_PROCESS, Scenario,
 };

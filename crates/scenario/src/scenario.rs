@@ -26,6 +26,11 @@ pub const MAX_VIRTUAL_TIME: Duration = Duration::from_secs(10 * 366 * 24 * 3600)
 pub const MAX_PAYLOAD: u32 = 1 << 20;
 /// The journal's default bound (`[machine] journal_capacity`).
 pub const DEFAULT_JOURNAL_CAPACITY: u32 = 200_000;
+/// The largest `[machine] journal_capacity`.
+pub const MAX_JOURNAL_CAPACITY: u32 = 10_000_000;
+/// The largest `[machine] max_session_buffer_bytes`: a scenario's sessions allocate their
+/// MinimumBuffers when they start, and this keeps one file from asking for all the memory.
+pub const MAX_SESSION_BUFFER_BYTES: u64 = 1 << 30;
 /// The name that stands for the kernel's System process wherever a process is named.
 pub const SYSTEM_PROCESS: &str = "System";
 
@@ -387,6 +392,17 @@ impl Scenario {
         &self.source.name
     }
 
+    /// How many events its steps write, all `count`s added up.
+    pub fn writes(&self) -> u64 {
+        self.actions
+            .iter()
+            .map(|a| match &a.kind {
+                ActionKind::Write(w) => w.count,
+                _ => 0,
+            })
+            .sum()
+    }
+
     /// How many expectations it checks.
     pub fn expectation_count(&self) -> usize {
         self.expectations.len()
@@ -499,6 +515,14 @@ impl Loader {
             b = b.disk_free_bytes(n.0);
         }
         if let Some(n) = m.max_session_buffer_bytes {
+            if n.0 > MAX_SESSION_BUFFER_BYTES {
+                let at = self.section_span("machine").unwrap_or(0..0);
+                return Err(self.err(
+                    &at,
+                    "machine.max_session_buffer_bytes",
+                    format!("at most {MAX_SESSION_BUFFER_BYTES} bytes (1 GiB) in a scenario"),
+                ));
+            }
             b = b.max_session_buffer_bytes(n.0);
         }
         if let Some(d) = m.event_tick {
@@ -514,6 +538,14 @@ impl Loader {
             b = b.drain_bandwidth(n.0);
         }
         let cap = m.journal_capacity.unwrap_or(DEFAULT_JOURNAL_CAPACITY);
+        if cap > MAX_JOURNAL_CAPACITY {
+            let at = self.section_span("machine").unwrap_or(0..0);
+            return Err(self.err(
+                &at,
+                "machine.journal_capacity",
+                format!("at most {MAX_JOURNAL_CAPACITY} entries"),
+            ));
+        }
         b = b.journal(cap as usize);
         // KernelBuilder::build is the one judge of the machine's values.
         if let Err(e) = b.clone().build() {
@@ -535,8 +567,11 @@ impl Loader {
         // the next header.
         let text = &self.source.text;
         let start = table.start.min(text.len());
+        let Some(rest) = text.get(start..) else {
+            return table.clone();
+        };
         let mut at = start;
-        for (i, line) in text[start..].split_inclusive('\n').enumerate() {
+        for (i, line) in rest.split_inclusive('\n').enumerate() {
             let t = line.trim_start();
             if i > 0 && t.starts_with('[') {
                 break;
@@ -1286,7 +1321,7 @@ impl Loader {
             .unwrap_or_else(|| Spanned::new(span.clone(), String::new()));
         let target = &target;
         let kind = match action {
-            "write" => ActionKind::Write(self.write(&key, target, d, ctx, cpus, budget)?),
+            "write" => ActionKind::Write(self.write(&key, &span, target, d, ctx, cpus, budget)?),
             "advance" => {
                 let dur = d.advance.map(|a| a.0).unwrap_or_default();
                 budget.time(dur, 1).map_err(|m| self.err(&span, &akey, m))?;
@@ -1387,9 +1422,11 @@ impl Loader {
         })
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn write(
         &self,
         key: &str,
+        table: &Range<usize>,
         pname: &Spanned<String>,
         d: &StepDef,
         ctx: &Names<'_>,
@@ -1496,7 +1533,7 @@ impl Loader {
         let payload = if let Some(n) = d.payload_size {
             if n > MAX_PAYLOAD {
                 return Err(self.err(
-                    &pname.span(),
+                    table,
                     format!("{key}.payload_size"),
                     format!("at most {MAX_PAYLOAD} bytes"),
                 ));
@@ -1527,20 +1564,16 @@ impl Loader {
         }
         let count = d.count.unwrap_or(1);
         if count == 0 {
-            return Err(self.err(
-                &pname.span(),
-                format!("{key}.count"),
-                "count must be at least 1",
-            ));
+            return Err(self.err(table, format!("{key}.count"), "count must be at least 1"));
         }
         budget
             .writes(count)
-            .map_err(|m| self.err(&pname.span(), format!("{key}.count"), m))?;
+            .map_err(|m| self.err(table, format!("{key}.count"), m))?;
         let every = d.every.map(|e| e.0);
         if let Some(e) = every {
             budget
                 .time(e, count)
-                .map_err(|m| self.err(&pname.span(), format!("{key}.every"), m))?;
+                .map_err(|m| self.err(table, format!("{key}.every"), m))?;
         }
         Ok(WriteSpec {
             provider,
