@@ -5,6 +5,7 @@ mod error;
 mod expect;
 mod file;
 pub mod output;
+pub mod report;
 mod run;
 mod scenario;
 pub mod values;
