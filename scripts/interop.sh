@@ -84,6 +84,7 @@ while IFS=$'\t' read -r file expect order; do
   check "$file" "$expect" "$order" "${file%.etl}.expected.jsonl"
 done <"$out/sessions.tsv"
 part2=$((checked - part1))
+"$python" scripts/interop_decoded.py "$out/decoded" || { echo "interop: decoded values differ (scripts/interop_decoded.py)" >&2; exit 1; }
 
 if [ "$part1" -eq 0 ] || [ "$part2" -eq 0 ]; then
   echo "interop: no files were written (part 1: $part1, part 2: $part2)" >&2

@@ -13,6 +13,10 @@
 //!   MaximumBuffers = 8; Indexer writes a burst of 300 events into it while the logger does
 //!   not run, and the pool runs out.
 //!
+//! It also writes `demo.man`, the instrumentation manifest of the three providers, with which
+//! `etwsim dump demo.etl --manifest demo.man` shows each event's provider, name, field and
+//! message (the demo checks that the manifest decodes every event it wrote to demo.etl).
+//!
 //! Every claim the demo prints about routing and loss is checked against what the engine did
 //! — the files read back, the consumer's events, the write results and the counters — and a
 //! disagreement ends the demo with an error instead of a wrong explanation. The kernel is
@@ -28,12 +32,16 @@ use etwsim::{
     EventView, Guid, Kernel, Keyword, Level, LogFileMode, Process, ProcessSpec, Provider, Session,
     SessionProperties, Thread, Token, Win32Error,
 };
+use etwsim_decode::manifest::load_manifest;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const SHOP: Guid = Guid::from_fields(0x5eed_0101, 0x2026, 0x4e75, *b"\x80\x00shop01");
 const UPDATER: Guid = Guid::from_fields(0x5eed_0102, 0x2026, 0x4e75, *b"\x80\x00updat1");
 const INDEXER: Guid = Guid::from_fields(0x5eed_0103, 0x2026, 0x4e75, *b"\x80\x00index1");
+
+/// The manifest of the three providers (DEC-16), written as `demo.man`.
+const MANIFEST: &str = include_str!("demo.man");
 
 /// Contoso-Shop's keywords.
 const ORDERS: u64 = 0x1;
@@ -196,6 +204,32 @@ fn read_back(path: &Path) -> Result<(Vec<u16>, u32, u32), Failure> {
     Ok((ids, header.events_lost, header.buffers_written))
 }
 
+/// Checks that the manifest decodes every event of `path` to the text the stream wrote, and
+/// every burst event to its number (the claim the demo makes about `demo.man`).
+fn check_manifest(path: &Path) -> Result<(), Failure> {
+    let manifest = load_manifest(MANIFEST.as_bytes())
+        .map_err(|e| Failure::failed(format!("the demo's manifest is invalid: {e}")))?;
+    let reader = Reader::open([path])
+        .map_err(|e| Failure::failed(format!("cannot read back {}: {e}", path.display())))?;
+    for record in reader {
+        let Ok(Record::Event(e)) = record else {
+            continue;
+        };
+        let d = &e.header.descriptor;
+        let decoded = manifest.decode_event(e.header.provider_id, d.id, d.version, &e.user_data, 8);
+        let text = decoded
+            .as_ref()
+            .ok()
+            .and_then(|(_, _, fields)| fields.first())
+            .and_then(|f| f.value.as_text());
+        let want = STREAM.iter().find(|s| s.id == d.id).map(|s| s.what);
+        check(text.is_some() && text.as_deref() == want, || {
+            format!("demo.man decodes event {} as {decoded:?}", d.id)
+        })?;
+    }
+    Ok(())
+}
+
 fn yes_no(recorded: bool) -> &'static str {
     if recorded { "recorded" } else { "dropped " }
 }
@@ -243,12 +277,13 @@ struct Burst {
     code: Win32Error,
 }
 
-/// The two files the demo writes: where, and the name the sessions were given.
+/// The files the demo writes: where, and the name the sessions were given.
 struct Files {
     demo: PathBuf,
     demo_name: String,
     burst: PathBuf,
     burst_name: String,
+    manifest: PathBuf,
 }
 
 pub(crate) fn run(dir: Option<&Path>, out: &mut dyn Write) -> Result<(), Failure> {
@@ -271,11 +306,20 @@ pub(crate) fn run(dir: Option<&Path>, out: &mut dyn Write) -> Result<(), Failure
     }
     let (demo, demo_name) = output_path(dir, "demo.etl")?;
     let (burst, burst_name) = output_path(dir, "burst.etl")?;
+    let (manifest, _) = output_path(dir, "demo.man")?;
+    std::fs::write(&manifest, MANIFEST).map_err(|e| {
+        Failure::failed(format!(
+            "cannot write {}: {}",
+            manifest.display(),
+            io_reason(&e)
+        ))
+    })?;
     let files = Files {
         demo,
         demo_name,
         burst,
         burst_name,
+        manifest,
     };
 
     writeln!(
@@ -636,6 +680,7 @@ fn report(
         .map(|r| r.header.descriptor.id)
         .collect();
     let (file_ids, file_lost, file_buffers) = read_back(&files.demo)?;
+    check_manifest(&files.demo)?;
     let (burst_ids, burst_lost, burst_buffers) = read_back(&files.burst)?;
     let lost = BURST - burst.recorded;
     let (demo_name, burst_name) = (&files.demo_name, &files.burst_name);
@@ -748,9 +793,10 @@ fn report(
 == files written
   {demo}   {f_events} events, BuffersWritten {file_buffers} in its header (the header buffer included), EventsLost {file_lost}
   {burst}  {b_events} events, BuffersWritten {burst_buffers} in its header, EventsLost {burst_lost}
+  {manifest}   the manifest of the three providers: their events' names, fields and messages
 
-  read one:  etwsim dump {demo}
-  (from the source tree: cargo run --release -p etwsim-cli -- dump {demo})
+  read one:  etwsim dump {demo} --manifest {manifest}
+  (from the source tree: cargo run --release -p etwsim-cli -- dump {demo} --manifest {manifest})
 ",
         b_lost = bs.events_lost,
         first = burst.first_loss,
@@ -762,6 +808,7 @@ fn report(
         log_lost = fs.log_buffers_lost + bs.log_buffers_lost,
         demo = files.demo.display(),
         burst = files.burst.display(),
+        manifest = files.manifest.display(),
         f_events = file_ids.len(),
         b_events = burst_ids.len(),
     )?;

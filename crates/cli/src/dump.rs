@@ -1,43 +1,96 @@
-//! `etwsim dump FILE.etl`: the file's header, then one line per record, as `tracerpt` shows
-//! them — oldest first (the order ProcessTrace delivers, CON-04), timestamps converted to
-//! FILETIME and printed in UTC (SES-65).
+//! `etwsim dump FILE.etl`: the file's header, then every record oldest first (the order
+//! ProcessTrace delivers, CON-04) with timestamps converted to FILETIME and printed in UTC
+//! (SES-65), and what each record means ([`crate::decoded`]): provider and event names,
+//! fields, a manifest event's message — or, for a record nothing describes, its payload in
+//! hex and why it was not decoded.
 //!
-//! Files whose header cannot convert timestamps (an unknown clock type, a zero PerfFreq)
-//! are read with raw timestamps, printed as numbers. A damaged file prints every record
-//! before the damage, then fails with the damage as its one error line.
+//! Three formats: aligned text for people, CSV (one row per record, RFC 4180 through the
+//! `csv` crate) and JSON Lines (serde_json: a `header` object, one object per record).
+//! GUIDs are lowercase in braces in all three. Files whose header cannot convert timestamps
+//! (an unknown clock type, a zero PerfFreq) are read with raw timestamps, printed as numbers.
+//!
+//! A damaged or truncated file prints every record before the damage, then (CSV and JSON) an
+//! in-band error record, then fails with one line on stderr saying where the file ends or
+//! what is damaged.
 
-use crate::fmt::{csv_field, ext_name, filetime_utc, io_reason, json_string, printable};
+use crate::decoded::{Decoded, Decoder, fields_json, fields_text};
+use crate::fmt::{ext_name, filetime_utc, printable};
+use crate::input::{Clock, Damage, Input};
 use crate::{Failure, Format};
-use etwsim::etl::{self, LogFile, LogfileHeader, ReadOptions, Reader, Record, RecordKind};
+use etwsim::etl::{LogfileHeader, Record, RecordKind};
 use etwsim::{ClockType, Guid};
+use serde_json::{Value as Json, json};
+use std::fmt::Write as _;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// What `dump` was asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Options {
+    /// The output format.
+    pub(crate) format: Format,
+    /// Manifests to decode events with (DEC-16).
+    pub(crate) manifests: Vec<PathBuf>,
+    /// Also show buffer 0's records (the EventTrace header first).
+    pub(crate) header_records: bool,
+}
+
+/// Payload bytes the text format shows of an undecoded event before it elides the rest.
+const TEXT_PAYLOAD_BYTES: usize = 32;
+
+/// The CSV columns.
+const CSV_HEADER: [&str; 22] = [
+    "time",
+    "kind",
+    "provider",
+    "id",
+    "version",
+    "level",
+    "opcode",
+    "task",
+    "keyword",
+    "hook",
+    "pid",
+    "tid",
+    "cpu",
+    "payload_len",
+    "ext",
+    "activity_id",
+    "provider_name",
+    "event_name",
+    "fields",
+    "message",
+    "payload",
+    "error",
+];
 
 /// One record, flattened to the columns every format prints.
-struct Row {
+pub(crate) struct Row {
     /// FILETIME, or the raw clock value when the file cannot convert; `None` for a WPP
     /// message without a timestamp.
-    timestamp: Option<i64>,
-    kind: RecordKind,
-    provider: Option<Guid>,
-    id: Option<u16>,
-    version: Option<u16>,
-    level: Option<u8>,
-    opcode: Option<u8>,
-    task: Option<u16>,
-    keyword: Option<u64>,
+    pub(crate) timestamp: Option<i64>,
+    pub(crate) kind: RecordKind,
+    pub(crate) provider: Option<Guid>,
+    pub(crate) id: Option<u16>,
+    pub(crate) version: Option<u16>,
+    pub(crate) level: Option<u8>,
+    pub(crate) opcode: Option<u8>,
+    pub(crate) task: Option<u16>,
+    pub(crate) keyword: Option<u64>,
     /// `HookId` of a non-EVENT_HEADER record.
-    hook: Option<u16>,
-    pid: Option<u32>,
-    tid: Option<u32>,
-    cpu: u16,
-    payload_len: usize,
+    pub(crate) hook: Option<u16>,
+    pub(crate) pid: Option<u32>,
+    pub(crate) tid: Option<u32>,
+    pub(crate) cpu: u16,
+    /// The `ActivityId` of an EVENT_HEADER event, when not zero.
+    pub(crate) activity_id: Option<Guid>,
+    pub(crate) payload_len: usize,
     /// (type, data bytes) of each extended item.
-    ext: Vec<(u16, usize)>,
+    pub(crate) ext: Vec<(u16, usize)>,
 }
 
 impl Row {
-    fn new(record: &Record) -> Row {
+    pub(crate) fn new(record: &Record) -> Row {
         let cpu = record.buffer_context().processor_index;
         match record {
             Record::Event(e) => {
@@ -57,6 +110,7 @@ impl Row {
                     pid: Some(h.process_id),
                     tid: Some(h.thread_id),
                     cpu,
+                    activity_id: (h.activity_id != Guid::NULL).then_some(h.activity_id),
                     payload_len: e.user_data.len(),
                     ext: e
                         .extended_data
@@ -84,6 +138,7 @@ impl Row {
                     pid: t.process_id,
                     tid: t.thread_id,
                     cpu,
+                    activity_id: None,
                     payload_len: t.payload_len(),
                     ext: Vec::new(),
                 }
@@ -92,115 +147,64 @@ impl Row {
     }
 }
 
-/// How the file's timestamps are shown.
-#[derive(Copy, Clone)]
-enum Clock {
-    /// Converted to FILETIME: shown as UTC dates.
-    FileTime,
-    /// The header cannot convert: raw values.
-    Raw,
-}
-
-impl Clock {
-    fn show(self, ts: Option<i64>) -> String {
-        match (self, ts) {
-            (_, None) => "-".into(),
-            (Clock::FileTime, Some(t)) => filetime_utc(t),
-            (Clock::Raw, Some(t)) => format!("raw {t}"),
-        }
+/// A record's payload bytes.
+pub(crate) fn payload(record: &Record) -> &[u8] {
+    match record {
+        Record::Event(e) => &e.user_data,
+        Record::Trace(t) => &t.payload,
     }
 }
 
-pub(crate) fn run(path: &Path, format: Format, out: &mut dyn Write) -> Result<(), Failure> {
-    let name = path.display();
-    if path.is_dir() {
-        return Err(Failure::failed(format!(
-            "cannot read {name}: it is a folder, not an .etl file"
-        )));
+/// `0x` and the bytes in upper-case hex, as TDH shows binary (DEC-28).
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(2 + 2 * bytes.len());
+    s.push_str("0x");
+    for b in bytes {
+        let _ = write!(s, "{b:02X}");
     }
-    let file = LogFile::open(path).map_err(|e| open_failure(path, &e))?;
-    let header = file.header().clone();
-    let clock = if header.to_filetime(header.start_raw).is_some() {
-        Clock::FileTime
-    } else {
-        Clock::Raw
-    };
-    let options = ReadOptions {
-        raw_timestamps: matches!(clock, Clock::Raw),
-        header_records: false,
-    };
-    let reader = Reader::new(vec![file], options).map_err(|e| open_failure(path, &e))?;
+    s
+}
 
-    match format {
-        Format::Text => text_header(out, path, &header, clock)?,
-        Format::Csv => writeln!(
-            out,
-            "time,kind,provider,id,version,level,opcode,task,keyword,hook,pid,tid,cpu,payload_len,ext"
-        )?,
-        Format::Json => json_header(out, path, &header, clock)?,
-    }
-    let (mut events, mut others) = (0u64, 0u64);
-    for item in reader {
+/// The output in one of the three formats.
+trait Sink {
+    fn header(&mut self, path: &Path, h: &LogfileHeader, clock: Clock) -> Result<(), Failure>;
+    fn record(&mut self, row: &Row, decoded: &Decoded, payload: &[u8]) -> Result<(), Failure>;
+    /// The end of a whole file: `events` EVENT_HEADER events among `records`.
+    fn end(&mut self, records: u64, events: u64) -> Result<(), Failure>;
+    /// The end of a file read up to damage: the in-band error record.
+    fn damaged(&mut self, damage: &Damage) -> Result<(), Failure>;
+}
+
+pub(crate) fn run(path: &Path, options: &Options, out: &mut dyn Write) -> Result<(), Failure> {
+    let mut input = Input::open(path, options.header_records, true)?;
+    let decoder = Decoder::new(&options.manifests, input.header.pointer_size)?;
+    let clock = input.clock;
+    let mut sink: Box<dyn Sink + '_> = match options.format {
+        Format::Text => Box::new(Text { out, clock }),
+        Format::Csv => Box::new(Csv {
+            out: csv::Writer::from_writer(out),
+            clock,
+        }),
+        Format::Json => Box::new(JsonLines { out, clock }),
+    };
+    sink.header(path, &input.header, clock)?;
+    let mut events = 0u64;
+    while let Some(item) = input.next() {
         let record = match item {
             Ok(record) => record,
-            Err(e) => {
-                return Err(Failure::failed(format!(
-                    "cannot read {name}: the file is damaged after {} records: {}",
-                    events + others,
-                    inner(&e)
-                )));
+            Err(damage) => {
+                sink.damaged(&damage)?;
+                return Err(damage.failure(path, "printed"));
             }
         };
         let row = Row::new(&record);
         if row.kind == RecordKind::Event {
             events += 1;
-        } else {
-            others += 1;
         }
-        match format {
-            Format::Text => text_row(out, &row, clock)?,
-            Format::Csv => csv_row(out, &row, clock)?,
-            Format::Json => json_row(out, &row, clock)?,
-        }
+        sink.record(&row, &decoder.decode(&record), payload(&record))?;
     }
-    if format == Format::Text {
-        let plural =
-            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-        writeln!(
-            out,
-            "\n{}: {}, {}",
-            plural(events + others, "record", "records"),
-            plural(events, "EVENT_HEADER event", "EVENT_HEADER events"),
-            plural(others, "other record", "other records"),
-        )?;
-    }
-    Ok(())
-}
-
-/// The message of an error inside a file, without the file's name (the caller says it).
-fn inner(e: &etl::Error) -> String {
-    match e {
-        etl::Error::InFile { error, .. } => inner(error),
-        etl::Error::Io { error, .. } => io_reason(error),
-        e => e.to_string(),
-    }
-}
-
-/// Why a file could not be opened, as one phrase.
-fn open_failure(path: &Path, e: &etl::Error) -> Failure {
-    let name = path.display();
-    match e {
-        etl::Error::Io { error, .. } => {
-            Failure::failed(format!("cannot read {name}: {}", io_reason(error)))
-        }
-        // Buffer 0 or its logfile header is unusable (damage further on does not fail the
-        // open): whatever the file is, it is not a readable .etl file.
-        etl::Error::InFile { .. } => Failure::failed(format!(
-            "cannot read {name}: not a valid .etl file ({})",
-            inner(e)
-        )),
-        e => Failure::failed(format!("cannot read {name}: {}", inner(e))),
-    }
+    input.finish();
+    sink.end(input.records, events)
 }
 
 fn clock_name(h: &LogfileHeader) -> String {
@@ -233,212 +237,338 @@ fn header_time(ft: i64) -> String {
     }
 }
 
-fn text_header(
-    out: &mut dyn Write,
-    path: &Path,
-    h: &LogfileHeader,
-    clock: Clock,
-) -> Result<(), Failure> {
-    let kb = if h.buffer_size % 1024 == 0 {
-        format!("{} KB", h.buffer_size / 1024)
-    } else {
-        format!("{} bytes", h.buffer_size)
-    };
-    writeln!(out, "file         {}", path.display())?;
-    writeln!(
-        out,
-        "logger       {} (logger id {})",
-        printable(&h.logger_name),
-        h.logger_id
-    )?;
-    writeln!(out, "log file     {}", printable(&h.log_file_name))?;
-    writeln!(out, "mode         {}", mode_names(h))?;
-    writeln!(out, "buffer size  {kb}")?;
-    writeln!(
-        out,
-        "buffers      {} written (BuffersWritten, the header buffer included), {} lost (BuffersLost)",
-        h.buffers_written, h.buffers_lost
-    )?;
-    writeln!(out, "events lost  {} (EventsLost)", h.events_lost)?;
-    writeln!(out, "clock        {}", clock_name(h))?;
-    writeln!(out, "start        {}", header_time(h.start_time))?;
-    writeln!(out, "end          {}", header_time(h.end_time))?;
-    writeln!(out, "processors   {}", h.number_of_processors)?;
-    writeln!(out)?;
-    let time = match clock {
-        Clock::FileTime => "TIME (UTC)",
-        Clock::Raw => "TIME (raw clock)",
-    };
-    writeln!(
-        out,
-        "{time:<28}  {:<38} {:>5} {:>3} {:>3} {:>3} {:>5} {:<18} {:>6} {:>6} {:>3} {:>5}  EXTENDED ITEMS / RECORD KIND",
-        "PROVIDER", "ID", "VER", "LVL", "OPC", "TASK", "KEYWORD", "PID", "TID", "CPU", "LEN"
-    )?;
-    Ok(())
-}
-
 fn opt<T: ToString>(v: Option<T>) -> String {
-    v.map_or_else(|| "-".into(), |v| v.to_string())
+    v.map_or_else(String::new, |v| v.to_string())
 }
 
-fn text_row(out: &mut dyn Write, r: &Row, clock: Clock) -> Result<(), Failure> {
-    let last = match r.hook {
-        None if r.ext.is_empty() => "-".to_string(),
-        None => r
+/// `Provider/Event`, with `?` for a part that is not known; `None` when neither is.
+fn who(d: &Decoded) -> Option<String> {
+    match (&d.provider_name, &d.event_name) {
+        (None, None) => None,
+        (p, e) => Some(format!(
+            "{}/{}",
+            printable(p.as_deref().unwrap_or("?")),
+            printable(e.as_deref().unwrap_or("?"))
+        )),
+    }
+}
+
+/// The text format: aligned columns, and under each record what it means.
+struct Text<'a> {
+    out: &'a mut dyn Write,
+    clock: Clock,
+}
+
+impl Sink for Text<'_> {
+    fn header(&mut self, path: &Path, h: &LogfileHeader, clock: Clock) -> Result<(), Failure> {
+        let out = &mut self.out;
+        let kb = if h.buffer_size % 1024 == 0 {
+            format!("{} KB", h.buffer_size / 1024)
+        } else {
+            format!("{} bytes", h.buffer_size)
+        };
+        writeln!(out, "file         {}", path.display())?;
+        writeln!(
+            out,
+            "logger       {} (logger id {})",
+            printable(&h.logger_name),
+            h.logger_id
+        )?;
+        writeln!(out, "log file     {}", printable(&h.log_file_name))?;
+        writeln!(out, "mode         {}", mode_names(h))?;
+        writeln!(out, "buffer size  {kb}")?;
+        writeln!(
+            out,
+            "buffers      {} written (BuffersWritten, the header buffer included), {} lost (BuffersLost)",
+            h.buffers_written, h.buffers_lost
+        )?;
+        writeln!(out, "events lost  {} (EventsLost)", h.events_lost)?;
+        writeln!(out, "clock        {}", clock_name(h))?;
+        writeln!(out, "start        {}", header_time(h.start_time))?;
+        writeln!(out, "end          {}", header_time(h.end_time))?;
+        writeln!(out, "processors   {}", h.number_of_processors)?;
+        writeln!(out)?;
+        let time = match clock {
+            Clock::FileTime => "TIME (UTC)",
+            Clock::Raw => "TIME (raw clock)",
+        };
+        writeln!(
+            out,
+            "{time:<28}  {:<38} {:>5} {:>3} {:>3} {:>3} {:>5} {:<18} {:>6} {:>6} {:>3} {:>5}  EXTENDED ITEMS / RECORD KIND",
+            "PROVIDER", "ID", "VER", "LVL", "OPC", "TASK", "KEYWORD", "PID", "TID", "CPU", "LEN"
+        )?;
+        writeln!(
+            out,
+            "    PROVIDER NAME/EVENT NAME  FIELDS (or why the payload was not decoded)"
+        )?;
+        Ok(())
+    }
+
+    fn record(&mut self, r: &Row, d: &Decoded, payload: &[u8]) -> Result<(), Failure> {
+        let dash = |s: String| if s.is_empty() { "-".to_string() } else { s };
+        let last = match r.hook {
+            None if r.ext.is_empty() => "-".to_string(),
+            None => r
+                .ext
+                .iter()
+                .map(|&(t, _)| ext_name(t))
+                .collect::<Vec<_>>()
+                .join(","),
+            Some(hook) => format!("{} hook {hook:#06x}", r.kind.name()),
+        };
+        writeln!(
+            self.out,
+            "{:<28}  {:<38} {:>5} {:>3} {:>3} {:>3} {:>5} {:<18} {:>6} {:>6} {:>3} {:>5}  {last}",
+            self.clock.show(r.timestamp),
+            dash(opt(r.provider)),
+            dash(opt(r.id)),
+            dash(opt(r.version)),
+            dash(opt(r.level)),
+            dash(opt(r.opcode)),
+            dash(opt(r.task)),
+            r.keyword.map_or_else(|| "-".into(), |k| format!("{k:#x}")),
+            dash(opt(r.pid)),
+            dash(opt(r.tid)),
+            r.cpu,
+            r.payload_len,
+        )?;
+        let who = who(d).unwrap_or_else(|| "-".into());
+        match &d.fields {
+            Some(fields) => {
+                let fields = fields_text(fields);
+                let sep = if fields.is_empty() { "" } else { "  " };
+                writeln!(self.out, "    {who}{sep}{fields}")?;
+            }
+            None => {
+                let why = d.error.as_deref().unwrap_or("no decoder");
+                writeln!(self.out, "    {who}  not decoded: {}", printable(why))?;
+                let shown = &payload[..payload.len().min(TEXT_PAYLOAD_BYTES)];
+                let more = if payload.len() > shown.len() {
+                    format!("… ({} bytes)", payload.len())
+                } else {
+                    String::new()
+                };
+                writeln!(self.out, "    payload {}{more}", hex(shown))?;
+            }
+        }
+        if let Some(message) = &d.message {
+            writeln!(self.out, "    message: {}", printable(message))?;
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, records: u64, events: u64) -> Result<(), Failure> {
+        let plural =
+            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        writeln!(
+            self.out,
+            "\n{}: {}, {}",
+            plural(records, "record", "records"),
+            plural(events, "EVENT_HEADER event", "EVENT_HEADER events"),
+            plural(records - events, "other record", "other records"),
+        )?;
+        Ok(())
+    }
+
+    fn damaged(&mut self, damage: &Damage) -> Result<(), Failure> {
+        writeln!(
+            self.out,
+            "\n{} records, then {}",
+            damage.records,
+            printable(&damage.message)
+        )?;
+        Ok(())
+    }
+}
+
+/// The CSV format: a header row, one row per record, an `ERROR` row for damage.
+struct Csv<'a> {
+    out: csv::Writer<&'a mut dyn Write>,
+    clock: Clock,
+}
+
+impl Csv<'_> {
+    fn row(&mut self, fields: &[String]) -> Result<(), Failure> {
+        self.out.write_record(fields)?;
+        Ok(())
+    }
+}
+
+impl Sink for Csv<'_> {
+    fn header(&mut self, _: &Path, _: &LogfileHeader, _: Clock) -> Result<(), Failure> {
+        self.out.write_record(CSV_HEADER)?;
+        Ok(())
+    }
+
+    fn record(&mut self, r: &Row, d: &Decoded, payload: &[u8]) -> Result<(), Failure> {
+        let time = match (self.clock, r.timestamp) {
+            (_, None) => String::new(),
+            (Clock::FileTime, Some(t)) => filetime_utc(t),
+            (Clock::Raw, Some(t)) => t.to_string(),
+        };
+        let fields = d
+            .fields
+            .as_ref()
+            .map_or_else(String::new, |f| Json::Object(fields_json(f)).to_string());
+        let row = [
+            time,
+            r.kind.name().to_string(),
+            opt(r.provider),
+            opt(r.id),
+            opt(r.version),
+            opt(r.level),
+            opt(r.opcode),
+            opt(r.task),
+            opt(r.keyword.map(|k| format!("{k:#x}"))),
+            opt(r.hook.map(|h| format!("{h:#06x}"))),
+            opt(r.pid),
+            opt(r.tid),
+            r.cpu.to_string(),
+            r.payload_len.to_string(),
+            r.ext
+                .iter()
+                .map(|&(t, _)| ext_name(t))
+                .collect::<Vec<_>>()
+                .join(";"),
+            opt(r.activity_id),
+            opt(d.provider_name.as_ref()),
+            opt(d.event_name.as_ref()),
+            fields,
+            opt(d.message.as_ref()),
+            if d.fields.is_none() {
+                hex(payload)
+            } else {
+                String::new()
+            },
+            opt(d.error.as_ref()),
+        ];
+        self.row(&row)
+    }
+
+    fn end(&mut self, _: u64, _: u64) -> Result<(), Failure> {
+        self.out.flush()?;
+        Ok(())
+    }
+
+    fn damaged(&mut self, damage: &Damage) -> Result<(), Failure> {
+        let mut row = vec![String::new(); CSV_HEADER.len()];
+        row[1] = "ERROR".into();
+        row[CSV_HEADER.len() - 1] = damage.message.clone();
+        self.row(&row)?;
+        self.out.flush()?;
+        Ok(())
+    }
+}
+
+/// JSON Lines: a `header` object, one object per record, an `error` object for damage.
+struct JsonLines<'a> {
+    out: &'a mut dyn Write,
+    clock: Clock,
+}
+
+impl JsonLines<'_> {
+    fn line(&mut self, value: &Json) -> Result<(), Failure> {
+        serde_json::to_writer(&mut *self.out, value).map_err(std::io::Error::from)?;
+        self.out.write_all(b"\n")?;
+        Ok(())
+    }
+}
+
+/// A GUID as JSON: lowercase in braces, or `null`.
+fn json_guid(g: Option<Guid>) -> Json {
+    g.map_or(Json::Null, |g| Json::String(g.to_string()))
+}
+
+impl Sink for JsonLines<'_> {
+    fn header(&mut self, path: &Path, h: &LogfileHeader, clock: Clock) -> Result<(), Failure> {
+        let clock_type = match h.clock_type() {
+            Some(ClockType::Qpc) => json!("QPC"),
+            Some(ClockType::SystemTime) => json!("SystemTime"),
+            Some(ClockType::CpuCycle) => json!("CpuCycle"),
+            None => Json::Null,
+        };
+        let time = |ft: i64| {
+            if ft == 0 {
+                Json::Null
+            } else {
+                json!(filetime_utc(ft))
+            }
+        };
+        let header = json!({
+            "type": "header",
+            "file": path.to_string_lossy(),
+            "logger": h.logger_name,
+            "logger_id": h.logger_id,
+            "log_file": h.log_file_name,
+            "log_file_mode": h.log_file_mode.bits(),
+            "buffer_size": h.buffer_size,
+            "buffers_written": h.buffers_written,
+            "buffers_lost": h.buffers_lost,
+            "events_lost": h.events_lost,
+            "clock": clock_type,
+            "clock_raw": h.reserved_flags,
+            "perf_freq": h.perf_freq,
+            "timestamps": match clock {
+                Clock::FileTime => "filetime",
+                Clock::Raw => "raw",
+            },
+            "start_time": time(h.start_time),
+            "end_time": time(h.end_time),
+            "processors": h.number_of_processors,
+            "pointer_size": h.pointer_size,
+        });
+        self.line(&header)
+    }
+
+    fn record(&mut self, r: &Row, d: &Decoded, payload: &[u8]) -> Result<(), Failure> {
+        let time = match (self.clock, r.timestamp) {
+            (Clock::FileTime, Some(t)) => json!(filetime_utc(t)),
+            _ => Json::Null,
+        };
+        let ext: Vec<Json> = r
             .ext
             .iter()
-            .map(|&(t, _)| ext_name(t))
-            .collect::<Vec<_>>()
-            .join(","),
-        Some(hook) => format!("{} hook {hook:#06x}", r.kind.name()),
-    };
-    writeln!(
-        out,
-        "{:<28}  {:<38} {:>5} {:>3} {:>3} {:>3} {:>5} {:<18} {:>6} {:>6} {:>3} {:>5}  {last}",
-        clock.show(r.timestamp),
-        opt(r.provider),
-        opt(r.id),
-        opt(r.version),
-        opt(r.level),
-        opt(r.opcode),
-        opt(r.task),
-        r.keyword.map_or_else(|| "-".into(), |k| format!("{k:#x}")),
-        opt(r.pid),
-        opt(r.tid),
-        r.cpu,
-        r.payload_len,
-    )?;
-    Ok(())
-}
+            .map(|&(t, len)| json!({"type": t, "name": ext_name(t), "size": len}))
+            .collect();
+        let record = json!({
+            "type": if r.kind == RecordKind::Event { "event" } else { "trace" },
+            "kind": r.kind.name(),
+            "time": time,
+            "timestamp": r.timestamp,
+            "provider": json_guid(r.provider),
+            "id": r.id,
+            "version": r.version,
+            "level": r.level,
+            "opcode": r.opcode,
+            "task": r.task,
+            "keyword": r.keyword,
+            "hook": r.hook,
+            "pid": r.pid,
+            "tid": r.tid,
+            "cpu": r.cpu,
+            "activity_id": json_guid(r.activity_id),
+            "payload_len": r.payload_len,
+            "ext": ext,
+            "provider_name": d.provider_name,
+            "event_name": d.event_name,
+            "fields": d.fields.as_ref().map(|f| Json::Object(fields_json(f))),
+            "message": d.message,
+            "payload": d.fields.is_none().then(|| hex(payload)),
+            "decode_error": d.error,
+        });
+        self.line(&record)
+    }
 
-fn csv_row(out: &mut dyn Write, r: &Row, clock: Clock) -> Result<(), Failure> {
-    let o = |v: Option<String>| v.unwrap_or_default();
-    let time = match (clock, r.timestamp) {
-        (_, None) => String::new(),
-        (Clock::FileTime, Some(t)) => filetime_utc(t),
-        (Clock::Raw, Some(t)) => t.to_string(),
-    };
-    let fields = [
-        time,
-        r.kind.name().to_string(),
-        o(r.provider.map(|g| g.to_string())),
-        o(r.id.map(|v| v.to_string())),
-        o(r.version.map(|v| v.to_string())),
-        o(r.level.map(|v| v.to_string())),
-        o(r.opcode.map(|v| v.to_string())),
-        o(r.task.map(|v| v.to_string())),
-        o(r.keyword.map(|k| format!("{k:#x}"))),
-        o(r.hook.map(|h| format!("{h:#06x}"))),
-        o(r.pid.map(|v| v.to_string())),
-        o(r.tid.map(|v| v.to_string())),
-        r.cpu.to_string(),
-        r.payload_len.to_string(),
-        r.ext
-            .iter()
-            .map(|&(t, _)| ext_name(t))
-            .collect::<Vec<_>>()
-            .join(";"),
-    ];
-    let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-    writeln!(out, "{}", line.join(","))?;
-    Ok(())
-}
+    fn end(&mut self, _: u64, _: u64) -> Result<(), Failure> {
+        Ok(())
+    }
 
-/// A JSON number or `null`.
-fn jnum<T: ToString>(v: Option<T>) -> String {
-    v.map_or_else(|| "null".into(), |v| v.to_string())
-}
-
-fn json_header(
-    out: &mut dyn Write,
-    path: &Path,
-    h: &LogfileHeader,
-    clock: Clock,
-) -> Result<(), Failure> {
-    let clock_type = match h.clock_type() {
-        Some(ClockType::Qpc) => json_string("QPC"),
-        Some(ClockType::SystemTime) => json_string("SystemTime"),
-        Some(ClockType::CpuCycle) => json_string("CpuCycle"),
-        None => "null".into(),
-    };
-    let time = |ft: i64| {
-        if ft == 0 {
-            "null".into()
-        } else {
-            json_string(&filetime_utc(ft))
-        }
-    };
-    writeln!(
-        out,
-        "{{\"type\":\"header\",\"file\":{},\"logger\":{},\"logger_id\":{},\"log_file\":{},\
-         \"log_file_mode\":{},\"buffer_size\":{},\"buffers_written\":{},\"buffers_lost\":{},\
-         \"events_lost\":{},\"clock\":{clock_type},\"clock_raw\":{},\"perf_freq\":{},\
-         \"timestamps\":{},\"start_time\":{},\"end_time\":{},\"processors\":{}}}",
-        json_string(&path.to_string_lossy()),
-        json_string(&h.logger_name),
-        h.logger_id,
-        json_string(&h.log_file_name),
-        h.log_file_mode.bits(),
-        h.buffer_size,
-        h.buffers_written,
-        h.buffers_lost,
-        h.events_lost,
-        h.reserved_flags,
-        h.perf_freq,
-        json_string(match clock {
-            Clock::FileTime => "filetime",
-            Clock::Raw => "raw",
-        }),
-        time(h.start_time),
-        time(h.end_time),
-        h.number_of_processors,
-    )?;
-    Ok(())
-}
-
-fn json_row(out: &mut dyn Write, r: &Row, clock: Clock) -> Result<(), Failure> {
-    let time = match (clock, r.timestamp) {
-        (Clock::FileTime, Some(t)) => json_string(&filetime_utc(t)),
-        _ => "null".into(),
-    };
-    let ext: Vec<String> = r
-        .ext
-        .iter()
-        .map(|&(t, len)| {
-            format!(
-                "{{\"type\":{t},\"name\":{},\"size\":{len}}}",
-                json_string(&ext_name(t))
-            )
-        })
-        .collect();
-    let provider = r.provider.map_or_else(
-        || "null".into(),
-        |g| json_string(g.to_string().trim_matches(['{', '}'])),
-    );
-    writeln!(
-        out,
-        "{{\"type\":{},\"kind\":{},\"time\":{time},\"timestamp\":{},\"provider\":{provider},\
-         \"id\":{},\"version\":{},\"level\":{},\"opcode\":{},\"task\":{},\"keyword\":{},\
-         \"hook\":{},\"pid\":{},\"tid\":{},\"cpu\":{},\"payload_len\":{},\"ext\":[{}]}}",
-        json_string(if r.kind == RecordKind::Event {
-            "event"
-        } else {
-            "trace"
-        }),
-        json_string(r.kind.name()),
-        jnum(r.timestamp),
-        jnum(r.id),
-        jnum(r.version),
-        jnum(r.level),
-        jnum(r.opcode),
-        jnum(r.task),
-        jnum(r.keyword),
-        jnum(r.hook),
-        jnum(r.pid),
-        jnum(r.tid),
-        r.cpu,
-        r.payload_len,
-        ext.join(","),
-    )?;
-    Ok(())
+    fn damaged(&mut self, damage: &Damage) -> Result<(), Failure> {
+        self.line(&json!({
+            "type": "error",
+            "error": damage.message,
+            "offset": damage.offset,
+            "records": damage.records,
+        }))
+    }
 }

@@ -1,4 +1,4 @@
-//! Small formatting helpers: times, names of wire values, and escaping for JSON and CSV.
+//! Small formatting helpers: times, names of wire values, text safe for a terminal.
 
 use etwsim::record::ext_type;
 use std::io;
@@ -50,37 +50,6 @@ pub(crate) fn ext_name(t: u16) -> String {
     name.to_string()
 }
 
-/// `s` as a JSON string literal: quotes, backslashes and every control character escaped.
-pub(crate) fn json_string(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 2);
-    o.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            '\n' => o.push_str("\\n"),
-            '\r' => o.push_str("\\r"),
-            '\t' => o.push_str("\\t"),
-            // U+2028/2029 are valid JSON but end lines in JavaScript: escape them too.
-            c if c < ' ' || c == '\u{7f}' || c == '\u{2028}' || c == '\u{2029}' => {
-                o.push_str(&format!("\\u{:04x}", u32::from(c)));
-            }
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
-}
-
-/// `s` as one CSV field (RFC 4180): quoted when it holds a comma, quote or line break.
-pub(crate) fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 /// Text from a file, safe to print on a terminal: control characters shown escaped.
 pub(crate) fn printable(s: &str) -> String {
     if s.chars().any(char::is_control) {
@@ -117,18 +86,6 @@ mod tests {
         // Nonsense values never panic.
         let _ = filetime_utc(i64::MIN);
         let _ = filetime_utc(i64::MAX);
-    }
-
-    #[test]
-    fn json_strings_are_escaped() {
-        assert_eq!(json_string("a\"b\\c\n\u{1}"), r#""a\"b\\c\n\u0001""#);
-        assert_eq!(json_string("café"), "\"café\"");
-    }
-
-    #[test]
-    fn csv_fields_are_quoted_when_needed() {
-        assert_eq!(csv_field("plain"), "plain");
-        assert_eq!(csv_field("a,\"b\""), "\"a,\"\"b\"\"\"");
     }
 
     #[test]

@@ -2,59 +2,153 @@
 //!
 //! * `etwsim demo [--out DIR]` builds a small simulated machine, runs three sessions over a
 //!   scripted event stream and a burst, and explains what each session recorded, what was
-//!   lost and which counter moved; it writes `demo.etl` (and `burst.etl`) into DIR.
-//! * `etwsim dump FILE.etl [--format text|csv|json]` prints a log file's header and one
-//!   line per record, as `tracerpt` does.
+//!   lost and which counter moved; it writes `demo.etl`, `burst.etl` and the manifest of the
+//!   demo's providers, `demo.man`, into DIR.
+//! * `etwsim dump FILE.etl [--format text|csv|json] [--manifest FILE]...` prints a log
+//!   file's header and every record, decoded: provider and event names, fields, messages.
+//! * `etwsim export --format chrome FILE.etl [-o OUT]` writes the Chrome trace-event JSON
+//!   that Perfetto and chrome://tracing load.
 //! * `etwsim guid NAME...` prints the GUID EventSource / TraceLogging derive from each
 //!   provider name (GID-01), one per line.
 //!
-//! This is the only place in the workspace where errors are turned into text for people
-//! (STYLE.md, convention 2): every failure becomes one line on stderr, `etwsim: …`, and an
-//! exit code — 2 for a command-line mistake, 1 for a failure — never a panic or a backtrace.
+//! The command line is clap's (derive). This is the only place in the workspace where errors
+//! are turned into text for people (STYLE.md, convention 2): every failure becomes one line
+//! on stderr, `etwsim: …`, and an exit code — 2 for a command-line mistake, 1 for a failure
+//! — never a panic or a backtrace. A reader that goes away (`etwsim dump x.etl | head`)
+//! ends the command quietly.
 #![forbid(unsafe_code)]
 
+mod decoded;
 mod demo;
 mod dump;
+mod export;
 mod fmt;
+mod input;
+mod progress;
 
-use std::ffi::{OsStr, OsString};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// A simulator of the kernel side of Event Tracing for Windows (ETW).
+#[derive(Debug, Parser)]
+#[command(
+    name = "etwsim",
+    version,
+    about = "etwsim — a simulator of the kernel side of Event Tracing for Windows (ETW)",
+    after_help = "Exit status: 0 success; 1 failure (an unreadable or damaged file: the records\n\
+                  before the damage are printed first); 2 a mistake in the command line."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
 
-const HELP: &str = "\
-etwsim — a simulator of the kernel side of Event Tracing for Windows (ETW)
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a small simulated machine and explain what each session recorded
+    ///
+    /// Builds a machine (4 CPUs, 3 processes, 3 providers) with three sessions — a log file,
+    /// a real-time session with a consumer, and a deliberately small one that a burst
+    /// overflows — and explains which session recorded which event and why, where events
+    /// were lost and which counter moved. Writes demo.etl, burst.etl and demo.man (the
+    /// manifest of the demo's providers) into DIR. The same output every run.
+    #[command(verbatim_doc_comment)]
+    Demo(DemoArgs),
+    /// Print an .etl file, decoded
+    ///
+    /// Prints the file's header (logger, buffer size, buffers, events lost, clock, start and
+    /// end time, processors), then every record oldest first, timestamps in UTC, with what
+    /// it means: the provider and event names, the fields, and a manifest event's message.
+    /// TraceLogging events and kernel (MOF) events decode by themselves; manifest events
+    /// need their manifest (--manifest). A record nothing describes shows its payload in hex
+    /// and why it was not decoded. Reads files written by etwsim and by Windows.
+    #[command(verbatim_doc_comment)]
+    Dump(DumpArgs),
+    /// Convert an .etl file for a trace viewer
+    ///
+    /// Writes Chrome trace-event JSON, which Perfetto (ui.perfetto.dev) and chrome://tracing
+    /// load: one track per process and thread; start/stop event pairs (opcode 1 and 2, matched
+    /// by activity ID, else by provider, thread and task) as slices; every other event as an
+    /// instant with its decoded fields; lost events as marked instants. Times are
+    /// microseconds from the first event.
+    #[command(verbatim_doc_comment)]
+    Export(ExportArgs),
+    /// Print the provider GUID derived from each provider NAME
+    ///
+    /// The GUID EventSource and TraceLogging derive from a provider name (GID-01), one per
+    /// line, lowercase and in braces. The name is upper-cased first, so case does not
+    /// matter. Manifest providers have fixed GUIDs instead.
+    #[command(verbatim_doc_comment)]
+    Guid(GuidArgs),
+}
 
-USAGE:
-    etwsim demo [--out DIR]
-    etwsim dump FILE.etl [--format text|csv|json]
-    etwsim guid NAME...
-    etwsim help | --help | -h
-    etwsim --version | -V
+#[derive(Debug, Args)]
+struct DemoArgs {
+    /// Folder to write the files into (created if missing) [default: the current folder]
+    #[arg(short, long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
 
-COMMANDS:
-    demo    Build a small simulated machine (4 CPUs, 3 processes, 3 providers) with three
-            sessions — a log file, a real-time session with a consumer, and a deliberately
-            small one that a burst overflows — and explain which session recorded which
-            event and why, where events were lost and which counter moved. Writes
-            demo.etl and burst.etl into DIR (default: the current directory; created if
-            missing). The same output every run.
-    dump    Print an .etl file: its header (logger, buffer size, buffers, events lost,
-            clock, start and end time, processors), then one line per record, oldest
-            first, timestamps in UTC. Reads files written by etwsim and by Windows.
-              --format text   aligned columns with a header summary (the default)
-              --format csv    one row per record after a header row
-              --format json   JSON Lines: a \"header\" object, then one object per record
-    guid    Print the provider GUID EventSource and TraceLogging derive from each NAME,
-            one per line, lowercase and in braces (the name is upper-cased first, so
-            case does not matter). Manifest providers have fixed GUIDs instead.
+/// The output formats of `dump`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// Aligned columns with a header summary, each record's meaning under it
+    Text,
+    /// One row per record after a header row
+    Csv,
+    /// JSON Lines: a "header" object, then one object per record
+    Json,
+}
 
-EXIT STATUS:
-    0 success, 1 failure (unreadable or damaged file: the records before the damage are
-    printed first), 2 a mistake in the command line.
-";
+#[derive(Debug, Args)]
+struct DumpArgs {
+    /// The .etl file to read
+    #[arg(value_name = "FILE.etl")]
+    file: PathBuf,
+    /// The output format
+    #[arg(short, long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// An instrumentation manifest (.man) to decode its providers' events with; repeatable
+    #[arg(short, long, value_name = "FILE")]
+    manifest: Vec<PathBuf>,
+    /// Also print the header buffer's records (the EventTrace header first), as ProcessTrace
+    /// delivers them
+    #[arg(long, verbatim_doc_comment)]
+    header_records: bool,
+}
+
+/// The formats of `export`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ExportFormat {
+    /// Chrome trace-event JSON (Perfetto, chrome://tracing)
+    Chrome,
+}
+
+#[derive(Debug, Args)]
+struct ExportArgs {
+    /// The format to write
+    #[arg(short, long, value_enum, default_value_t = ExportFormat::Chrome)]
+    format: ExportFormat,
+    /// The .etl file to read
+    #[arg(value_name = "FILE.etl")]
+    file: PathBuf,
+    /// Where to write (default: standard output)
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// An instrumentation manifest (.man) to decode its providers' events with; repeatable
+    #[arg(short, long, value_name = "FILE")]
+    manifest: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct GuidArgs {
+    /// Provider names (a name may start with '-')
+    #[arg(value_name = "NAME", required = true, allow_hyphen_values = true)]
+    names: Vec<String>,
+}
 
 /// Why the command stopped early, before it is flattened into one line for people.
 #[derive(Debug)]
@@ -63,6 +157,8 @@ pub(crate) enum Failure {
     Usage(String),
     /// The work could not be done (exit 1).
     Failed(String),
+    /// Standard output cannot be written (exit 1): said once, and nothing more is written.
+    Output(String),
     /// Whoever reads our output went away (`etwsim dump x.etl | head`): stop quietly.
     BrokenPipe,
 }
@@ -80,7 +176,7 @@ impl From<io::Error> for Failure {
         if e.kind() == io::ErrorKind::BrokenPipe {
             Failure::BrokenPipe
         } else {
-            Failure::Failed(format!(
+            Failure::Output(format!(
                 "cannot write to standard output: {}",
                 fmt::io_reason(&e)
             ))
@@ -88,22 +184,14 @@ impl From<io::Error> for Failure {
     }
 }
 
-/// The output formats of `dump`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Format {
-    Text,
-    Csv,
-    Json,
-}
-
-/// A parsed command line.
-#[derive(Debug, PartialEq, Eq)]
-enum Command {
-    Help,
-    Version,
-    Demo { out: Option<PathBuf> },
-    Dump { file: PathBuf, format: Format },
-    Guid { names: Vec<String> },
+/// The CSV writer's errors are standard output's.
+impl From<csv::Error> for Failure {
+    fn from(e: csv::Error) -> Failure {
+        match e.into_kind() {
+            csv::ErrorKind::Io(e) => Failure::from(e),
+            other => Failure::failed(format!("cannot write CSV: {other:?}")),
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -124,45 +212,121 @@ fn main() -> ExitCode {
 
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let result = parse(std::env::args_os().skip(1))
+    let result = parse(std::env::args_os())
         .and_then(|command| execute(command, &mut out))
         .and_then(|()| out.flush().map_err(Failure::from));
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(failure) => {
-            // What was printed before the failure (a damaged file's records) comes first.
-            let flushed = out.flush();
-            match failure {
-                Failure::BrokenPipe => ExitCode::SUCCESS,
-                Failure::Usage(message) => {
-                    eprintln!("etwsim: {message}; see 'etwsim --help'");
-                    ExitCode::from(2)
-                }
-                Failure::Failed(message) => {
-                    if let Err(e) = flushed {
-                        if e.kind() != io::ErrorKind::BrokenPipe {
-                            eprintln!(
-                                "etwsim: cannot write to standard output: {}",
-                                fmt::io_reason(&e)
-                            );
-                        }
-                    }
-                    eprintln!("etwsim: {message}");
-                    ExitCode::from(1)
-                }
-            }
+    let failure = match result {
+        Ok(()) => return ExitCode::SUCCESS,
+        Err(failure) => failure,
+    };
+    // What was printed before the failure (a damaged file's records) comes first; if that
+    // cannot be written either, the output failure is the one to tell.
+    let failure = match failure {
+        Failure::Usage(_) | Failure::Failed(_) => match out.flush() {
+            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Failure::from(e),
+            _ => failure,
+        },
+        other => other,
+    };
+    match failure {
+        Failure::BrokenPipe => {
+            // Nothing more reaches the reader: drop what is buffered without retrying.
+            let _ = out.into_parts();
+            ExitCode::SUCCESS
+        }
+        Failure::Usage(message) => {
+            eprintln!("etwsim: {message}");
+            ExitCode::from(2)
+        }
+        Failure::Failed(message) => {
+            eprintln!("etwsim: {message}");
+            ExitCode::from(1)
+        }
+        Failure::Output(message) => {
+            let _ = out.into_parts();
+            eprintln!("etwsim: {message}");
+            ExitCode::from(1)
         }
     }
 }
 
-fn execute(command: Command, out: &mut dyn Write) -> Result<(), Failure> {
+/// What to do.
+#[derive(Debug)]
+enum Action {
+    /// Print clap's help or version text (to standard output).
+    Print(String),
+    Run(Command),
+}
+
+/// Parses the whole command line (program name first); help and version requests become
+/// text to print, mistakes one line naming the command's `--help`.
+fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Action, Failure> {
+    let args: Vec<OsString> = args.into_iter().collect();
+    match Cli::try_parse_from(&args) {
+        Ok(Cli {
+            command: Some(command),
+        }) => Ok(Action::Run(command)),
+        Ok(Cli { command: None }) => Err(Failure::Usage(
+            "no command given: try 'etwsim demo', or 'etwsim dump FILE.etl'; see 'etwsim --help'"
+                .into(),
+        )),
+        Err(e) => match e.kind() {
+            clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                Ok(Action::Print(e.render().to_string()))
+            }
+            _ => Err(Failure::Usage(usage_line(&e, &args))),
+        },
+    }
+}
+
+/// A clap error as one line: its first paragraph, then where to read more.
+fn usage_line(e: &clap::Error, args: &[OsString]) -> String {
+    let text = e.render().to_string();
+    let text = text.strip_prefix("error: ").unwrap_or(&text);
+    let first: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let command = args
+        .iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .find(|a| ["demo", "dump", "export", "guid"].contains(a));
+    let help = match command {
+        Some(c) => format!("etwsim {c} --help"),
+        None => "etwsim --help".into(),
+    };
+    format!("{}; see '{help}'", first.join(" "))
+}
+
+fn execute(action: Action, out: &mut dyn Write) -> Result<(), Failure> {
+    let command = match action {
+        Action::Print(text) => return Ok(out.write_all(text.as_bytes())?),
+        Action::Run(command) => command,
+    };
     match command {
-        Command::Help => Ok(out.write_all(HELP.as_bytes())?),
-        Command::Version => Ok(writeln!(out, "etwsim {VERSION}")?),
-        Command::Demo { out: dir } => demo::run(dir.as_deref(), out),
-        Command::Dump { file, format } => dump::run(&file, format, out),
-        Command::Guid { names } => {
-            for name in names {
+        Command::Demo(a) => demo::run(a.out.as_deref(), out),
+        Command::Dump(a) => dump::run(
+            &a.file,
+            &dump::Options {
+                format: a.format,
+                manifests: a.manifest,
+                header_records: a.header_records,
+            },
+            out,
+        ),
+        Command::Export(a) => export::run(
+            &a.file,
+            &export::Options {
+                format: a.format,
+                output: a.output,
+                manifests: a.manifest,
+            },
+            out,
+        ),
+        Command::Guid(a) => {
+            for name in a.names {
                 writeln!(out, "{}", etwsim::Guid::from_provider_name(&name))?;
             }
             Ok(())
@@ -170,195 +334,53 @@ fn execute(command: Command, out: &mut dyn Write) -> Result<(), Failure> {
     }
 }
 
-/// Shows an argument in a message: quoted, lossy for non-Unicode bytes.
-fn quoted(arg: &OsStr) -> String {
-    format!("'{}'", arg.to_string_lossy())
-}
-
-/// Parses the arguments after the program name.
-fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, Failure> {
-    let mut args = args.into_iter();
-    let Some(first) = args.next() else {
-        return Err(Failure::Usage(
-            "no command given: try 'etwsim demo', or 'etwsim dump FILE.etl'".into(),
-        ));
-    };
-    match first.to_str() {
-        Some("demo") => parse_demo(args),
-        Some("dump") => parse_dump(args),
-        Some("guid") => parse_guid(args),
-        Some("help" | "--help" | "-h") => match args.next() {
-            None => Ok(Command::Help),
-            Some(topic) if matches!(topic.to_str(), Some("demo" | "dump" | "guid")) => {
-                Ok(Command::Help)
-            }
-            Some(topic) => Err(Failure::Usage(format!(
-                "unknown command {}",
-                quoted(&topic)
-            ))),
-        },
-        Some("--version" | "-V") => Ok(Command::Version),
-        _ if first.to_string_lossy().starts_with('-') => {
-            Err(Failure::Usage(format!("unknown option {}", quoted(&first))))
-        }
-        _ => Err(Failure::Usage(format!(
-            "unknown command {}: the commands are 'demo', 'dump' and 'guid'",
-            quoted(&first)
-        ))),
-    }
-}
-
-/// Splits `--name=value` into its two halves.
-fn split_value(arg: &OsStr) -> Option<(&str, OsString)> {
-    let s = arg.to_str()?;
-    let (name, value) = s.split_once('=')?;
-    name.starts_with("--")
-        .then(|| (name, OsString::from(value)))
-}
-
-/// The value of option `name`: after `=`, or the next argument.
-fn option_value(
-    name: &str,
-    inline: Option<OsString>,
-    args: &mut dyn Iterator<Item = OsString>,
-) -> Result<OsString, Failure> {
-    match inline.or_else(|| args.next()) {
-        Some(v) if !v.is_empty() => Ok(v),
-        _ => Err(Failure::Usage(format!("{name} needs a value"))),
-    }
-}
-
-fn parse_demo(args: impl Iterator<Item = OsString>) -> Result<Command, Failure> {
-    let mut args: Box<dyn Iterator<Item = OsString>> = Box::new(args);
-    let mut out = None;
-    while let Some(arg) = args.next() {
-        let (name, inline) = match split_value(&arg) {
-            Some((name, value)) => (name.to_string(), Some(value)),
-            None => (arg.to_string_lossy().into_owned(), None),
-        };
-        match name.as_str() {
-            "-h" | "--help" if inline.is_none() => return Ok(Command::Help),
-            "--out" | "-o" => {
-                out = Some(PathBuf::from(option_value("--out", inline, &mut args)?));
-            }
-            _ if name.starts_with('-') => {
-                return Err(Failure::Usage(format!(
-                    "unknown option {} for 'demo', which takes --out DIR",
-                    quoted(&arg)
-                )));
-            }
-            _ => {
-                return Err(Failure::Usage(format!(
-                    "unexpected argument {} for 'demo', which takes --out DIR (to read a file: 'etwsim dump FILE.etl')",
-                    quoted(&arg)
-                )));
-            }
-        }
-    }
-    Ok(Command::Demo { out })
-}
-
-/// `guid NAME...`: every argument is a name, taken as it is (a name may start with `-`).
-fn parse_guid(args: impl Iterator<Item = OsString>) -> Result<Command, Failure> {
-    let names = args
-        .map(|arg| {
-            arg.to_str().map(str::to_owned).ok_or_else(|| {
-                Failure::Usage(format!("provider name {} is not Unicode", quoted(&arg)))
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    if names.is_empty() {
-        return Err(Failure::Usage(
-            "'guid' needs at least one provider NAME".into(),
-        ));
-    }
-    Ok(Command::Guid { names })
-}
-
-fn parse_dump(args: impl Iterator<Item = OsString>) -> Result<Command, Failure> {
-    let mut args: Box<dyn Iterator<Item = OsString>> = Box::new(args);
-    let mut file: Option<PathBuf> = None;
-    let mut format = Format::Text;
-    let mut options_done = false;
-    while let Some(arg) = args.next() {
-        let is_option = !options_done && arg.to_string_lossy().starts_with('-') && arg != "-";
-        if is_option {
-            let (name, inline) = match split_value(&arg) {
-                Some((name, value)) => (name.to_string(), Some(value)),
-                None => (arg.to_string_lossy().into_owned(), None),
-            };
-            match name.as_str() {
-                "--" if inline.is_none() => options_done = true,
-                "-h" | "--help" if inline.is_none() => return Ok(Command::Help),
-                "--format" | "-f" => {
-                    let value = option_value("--format", inline, &mut args)?;
-                    format = match value.to_str() {
-                        Some("text") => Format::Text,
-                        Some("csv") => Format::Csv,
-                        Some("json") => Format::Json,
-                        _ => {
-                            return Err(Failure::Usage(format!(
-                                "unknown format {}: --format takes text, csv or json",
-                                quoted(&value)
-                            )));
-                        }
-                    };
-                }
-                _ => {
-                    return Err(Failure::Usage(format!(
-                        "unknown option {} for 'dump', which takes --format text|csv|json",
-                        quoted(&arg)
-                    )));
-                }
-            }
-        } else if file.is_some() {
-            return Err(Failure::Usage(format!(
-                "unexpected argument {}: 'dump' reads one file",
-                quoted(&arg)
-            )));
-        } else {
-            file = Some(PathBuf::from(arg));
-        }
-    }
-    match file {
-        Some(file) => Ok(Command::Dump { file, format }),
-        None => Err(Failure::Usage("'dump' needs a FILE.etl to read".into())),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn args(list: &[&str]) -> Result<Command, Failure> {
-        parse(list.iter().map(OsString::from))
+    fn args(list: &[&str]) -> Result<Action, Failure> {
+        parse(
+            std::iter::once("etwsim")
+                .chain(list.iter().copied())
+                .map(OsString::from),
+        )
+    }
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
     }
 
     #[test]
     fn options_take_a_separate_or_inline_value() {
-        let want = Command::Dump {
-            file: "a.etl".into(),
-            format: Format::Csv,
+        let dump = |list: &[&str]| match args(list) {
+            Ok(Action::Run(Command::Dump(d))) => (d.file, d.format, d.manifest),
+            other => panic!("{list:?}: {other:?}"),
         };
-        assert_eq!(args(&["dump", "a.etl", "--format", "csv"]).unwrap(), want);
-        assert_eq!(args(&["dump", "--format=csv", "a.etl"]).unwrap(), want);
+        let want = (PathBuf::from("a.etl"), Format::Csv, vec![]);
+        assert_eq!(dump(&["dump", "a.etl", "--format", "csv"]), want);
+        assert_eq!(dump(&["dump", "--format=csv", "a.etl"]), want);
+        assert_eq!(dump(&["dump", "-f", "csv", "a.etl"]), want);
         assert_eq!(
-            args(&["demo", "--out=x"]).unwrap(),
-            Command::Demo {
-                out: Some("x".into())
-            }
+            dump(&["dump", "--", "-odd.etl"]),
+            (PathBuf::from("-odd.etl"), Format::Text, vec![])
         );
         assert_eq!(
-            args(&["dump", "--", "-odd.etl"]).unwrap(),
-            Command::Dump {
-                file: "-odd.etl".into(),
-                format: Format::Text
-            }
+            dump(&["dump", "a.etl", "-m", "x.man", "--manifest=y.man"]).2,
+            [PathBuf::from("x.man"), PathBuf::from("y.man")]
         );
+        match args(&["demo", "--out=x"]) {
+            Ok(Action::Run(Command::Demo(d))) => assert_eq!(d.out, Some("x".into())),
+            other => panic!("{other:?}"),
+        }
+        match args(&["guid", "-dash", "b"]) {
+            Ok(Action::Run(Command::Guid(g))) => assert_eq!(g.names, ["-dash", "b"]),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
-    fn mistakes_are_usage_failures() {
+    fn mistakes_are_usage_failures_of_one_line() {
         for bad in [
             &[][..],
             &["frobnicate"],
@@ -370,12 +392,19 @@ mod tests {
             &["dump", "a.etl", "b.etl"],
             &["dump", "a.etl", "--format", "xml"],
             &["dump", "a.etl", "--format"],
+            &["export", "a.etl", "--format", "svg"],
+            &["guid"],
             &["help", "nothing"],
         ] {
-            assert!(
-                matches!(args(bad), Err(Failure::Usage(_))),
-                "{bad:?} should be a usage failure"
-            );
+            match args(bad) {
+                Err(Failure::Usage(line)) => {
+                    assert!(!line.contains('\n'), "{bad:?}: {line:?}");
+                    assert!(line.contains("--help'"), "{bad:?}: {line:?}");
+                }
+                other => panic!("{bad:?} should be a usage failure, got {other:?}"),
+            }
         }
     }
+
+    use clap::CommandFactory;
 }

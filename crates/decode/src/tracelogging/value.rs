@@ -203,6 +203,20 @@ impl fmt::Display for Value {
     }
 }
 
+impl Value {
+    /// The value rendered with the OutType hint `out` (DEC-27, DEC-28), strings unquoted: what
+    /// [`Field::display_value`] shows for one element of an array field.
+    pub fn display_with(&self, out: OutType) -> impl fmt::Display + '_ {
+        struct Hinted<'a>(&'a Value, OutType);
+        impl fmt::Display for Hinted<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                render(f, self.0, self.1)
+            }
+        }
+        Hinted(self, out)
+    }
+}
+
 /// One decoded field: its definition and its value.
 #[derive(Clone, PartialEq, Debug)]
 pub struct Field {
@@ -240,13 +254,7 @@ impl Field {
     /// The value rendered with the field's OutType hint (DEC-27, DEC-28): what
     /// [`Display`](fmt::Display) shows after `name=`.
     pub fn display_value(&self) -> impl fmt::Display + '_ {
-        struct Hinted<'a>(&'a Value, OutType);
-        impl fmt::Display for Hinted<'_> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                render(f, self.0, self.1)
-            }
-        }
-        Hinted(&self.value, self.def.out_type)
+        self.value.display_with(self.def.out_type)
     }
 }
 
@@ -431,6 +439,23 @@ mod tests {
         }
         .display_value()
         .to_string()
+    }
+
+    #[test]
+    fn one_array_element_renders_with_its_fields_hint() {
+        // rule: DEC-27
+        assert_eq!(
+            Value::U32(42).display_with(OutType::HEX).to_string(),
+            "0x0000002A"
+        );
+        assert_eq!(
+            Value::U16(0x41).display_with(OutType::STRING).to_string(),
+            "A"
+        );
+        assert_eq!(
+            Value::U32(42).display_with(OutType::DEFAULT).to_string(),
+            "42"
+        );
     }
 
     #[test]
