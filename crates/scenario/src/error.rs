@@ -47,6 +47,14 @@ pub enum Error {
     /// the wrong type, a name that refers to nothing, a step the kernel cannot do.
     #[error("{0}")]
     Scenario(Box<Located>),
+    /// A manifest given to the report is not one.
+    #[error("cannot use manifest {}: {message}", path.display())]
+    Manifest {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
     /// An `.etl` file given to the report could not be read.
     #[error("cannot read {}: {source}", path.display())]
     Etl {

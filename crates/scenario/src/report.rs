@@ -1150,6 +1150,28 @@ fn render_slots(h: &mut String, p: &Page) {
     h.push_str("</div>\n");
 }
 
+/// Loads instrumentation manifests for [`etl_html`] / [`write_report`].
+///
+/// # Errors
+/// [`Error::Io`] for a file that cannot be read, [`Error::Manifest`] for one that is not a
+/// manifest.
+pub fn load_manifests(paths: &[std::path::PathBuf]) -> Result<Vec<Manifest>, Error> {
+    paths
+        .iter()
+        .map(|path| {
+            let bytes = std::fs::read(path).map_err(|source| Error::Io {
+                what: "cannot read manifest",
+                path: path.clone(),
+                source,
+            })?;
+            etwsim_decode::manifest::load_manifest(&bytes).map_err(|e| Error::Manifest {
+                path: path.clone(),
+                message: e.to_string(),
+            })
+        })
+        .collect()
+}
+
 /// What [`write_report`] made.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReportSummary {

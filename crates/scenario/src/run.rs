@@ -574,11 +574,11 @@ impl<'a> Runner<'a> {
         if let Some(sink) = &sink {
             b = b.sink(sink.clone());
         }
-        let session = b.start()?;
+        // Dropping the handle leaves the session running (SES-16); later calls name it.
+        drop(b.start()?);
         if sink.is_some() {
             self.sinks[s] = sink;
         }
-        self.stats[s] = session.query().ok();
         Ok(())
     }
 
