@@ -185,6 +185,16 @@ fn manifest_rows(
     true
 }
 
+/// The payload as text, when it is printable UTF-8 (a `payload_text` write).
+fn printable_utf8(payload: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(payload).ok()?;
+    (!text.is_empty()
+        && text
+            .chars()
+            .all(|c| !c.is_control() || c == '\n' || c == '\t'))
+    .then(|| text.to_string())
+}
+
 fn utf16_text(payload: &[u8]) -> String {
     let units: Vec<u16> = payload
         .chunks_exact(2)
@@ -203,12 +213,13 @@ fn scenario_page(sc: &Scenario, o: &Outcome) -> Page {
     let mut page = Page {
         title: format!("etwsim scenario: {}", o.scenario),
         subtitle: format!(
-            "{}{} — {} CPUs, {} writes, {} journal entries",
+            "{}{} — {} CPU{}, {} writes, {} journal entries",
             o.file,
             sc.description()
                 .map(|d| format!(": {d}"))
                 .unwrap_or_default(),
             o.cpus,
+            if o.cpus == 1 { "" } else { "s" },
             o.writes_total,
             o.journal.len()
         ),
@@ -463,8 +474,12 @@ fn write_rows(sc: &Scenario, o: &Outcome, w: &WriteRecord) -> Vec<(String, Strin
         .get(w.provider)
         .and_then(|p| p.manifest.as_ref())
         .is_some_and(|m| manifest_rows(m, &w.descriptor, &w.payload, 8, &mut rows));
-    if !decoded && w.descriptor.id == 0 && w.payload.len() >= 2 && w.payload.len() % 2 == 0 {
-        rows.push(("string".into(), utf16_text(&w.payload)));
+    if !decoded {
+        if let Some(text) = printable_utf8(&w.payload) {
+            rows.push(("as text".into(), text));
+        } else if w.descriptor.id == 0 && w.payload.len() >= 2 && w.payload.len() % 2 == 0 {
+            rows.push(("string".into(), utf16_text(&w.payload)));
+        }
     }
     rows
 }
