@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{etwsim, fails, ok, scratch, stderr, stdout};
+use common::{etwsim, fails, ok, readme_blocks, scratch, stderr, stdout};
 use std::path::{Path, PathBuf};
 
 fn examples() -> PathBuf {
@@ -185,28 +185,10 @@ fn run_and_report_have_their_help() {
     assert!(help.contains("run ") && help.contains("report "), "{help}");
 }
 
-/// The fenced `text` blocks of the README section `heading`.
-fn readme_blocks(heading: &str) -> Vec<String> {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
-            .expect("README.md");
-    let section = readme
-        .split(heading)
-        .nth(1)
-        .and_then(|s| s.split("\n## ").next())
-        .unwrap_or_else(|| panic!("the README has no section {heading:?}"));
-    section
-        .split("```text\n")
-        .skip(1)
-        .filter_map(|b| b.split("```").next())
-        .map(String::from)
-        .collect()
-}
-
 #[test]
 fn the_readme_shows_what_run_and_report_really_print() {
     let dir = scratch("run-readme");
-    let blocks = readme_blocks("## Scenarios: etwsim run and etwsim report");
+    let blocks = readme_blocks("## Scenarios: etwsim run and etwsim report", "text");
     assert_eq!(blocks.len(), 2, "the run output and the report line");
     let o = etwsim(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),

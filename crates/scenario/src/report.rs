@@ -260,23 +260,15 @@ fn scenario_page(sc: &Scenario, o: &Outcome) -> Page {
         }
         let detail = page.details.len();
         page.details.push(write_rows(sc, o, w));
-        for &s in &w.stored {
+        let stored = w.stored.iter().map(|&s| (s, MarkKind::Event(detail)));
+        let lost = w.lost.iter().map(|&s| (s, MarkKind::LostEvent(detail)));
+        for (s, kind) in stored.chain(lost) {
             add_cpu(&mut page, s, w.cpu);
             page.marks.push(Mark {
                 session: s,
                 cpu: Some(w.cpu),
                 time: w.time,
-                kind: MarkKind::Event(detail),
-                title: String::new(),
-            });
-        }
-        for &s in &w.lost {
-            add_cpu(&mut page, s, w.cpu);
-            page.marks.push(Mark {
-                session: s,
-                cpu: Some(w.cpu),
-                time: w.time,
-                kind: MarkKind::LostEvent(detail),
+                kind,
                 title: String::new(),
             });
         }

@@ -13,6 +13,14 @@ fn run(text: &str) -> Outcome {
 
 const MACHINE: &str = "[machine]\ncpus = 2\n";
 
+/// A file session S that enables P.
+const S: &str = r#"[[session]]
+name = "S"
+log_file = "s.etl"
+[[enable]]
+session = "S"
+provider = "P""#;
+
 const APP: &str = r#"
 [[process]]
 name = "app"
@@ -124,12 +132,7 @@ records = 4
 fn writes_land_on_the_chosen_cpu_and_thread() {
     let o = run(&format!(
         r#"{MACHINE}{APP}
-[[session]]
-name = "S"
-log_file = "s.etl"
-[[enable]]
-session = "S"
-provider = "P"
+{S}
 [[step]]
 write = "P"
 process = "app"
@@ -167,12 +170,7 @@ fn a_pid_filter_names_processes_and_scopes_the_enable() {
     // rule: FLT-16 — enabled only in "app": the other process's writes are not recorded.
     run(&format!(
         r#"{MACHINE}{APP}
-[[session]]
-name = "S"
-log_file = "s.etl"
-[[enable]]
-session = "S"
-provider = "P"
+{S}
 filter = {{ pids = ["app"] }}
 [[step]]
 write = "P"
@@ -300,12 +298,7 @@ count = 0
 fn exit_drops_the_registrations() {
     run(&format!(
         r#"{MACHINE}{APP}
-[[session]]
-name = "S"
-log_file = "s.etl"
-[[enable]]
-session = "S"
-provider = "P"
+{S}
 [[step]]
 exit = "other"
 [[step]]
@@ -327,12 +320,7 @@ fn eventwritestring_and_inprivate_writes() {
     // rule: EVT-13 (a string-only event), FLT-11 (EXCLUDE_INPRIVATE drops InPrivate writes).
     run(&format!(
         r#"{MACHINE}{APP}
-[[session]]
-name = "S"
-log_file = "s.etl"
-[[enable]]
-session = "S"
-provider = "P"
+{S}
 properties = ["EXCLUDE_INPRIVATE"]
 [[step]]
 write = "P"
