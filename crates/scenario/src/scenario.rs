@@ -1338,7 +1338,7 @@ impl Loader {
                 return Err(self.err(
                     &at,
                     akey,
-                    "`reboot` is not available yet: the kernel has no reboot (AutoLogger sessions at boot are issue 12); remove this step",
+                    "`reboot` is not available yet: a scenario runs one kernel from its start to its end and cannot reboot it (the kernel this crate was built on has no reboot); remove this step",
                 ));
             }
             "flush" => ActionKind::Flush(ctx.session(self, target, &akey)?),
