@@ -54,6 +54,7 @@ pub(crate) struct Machine {
     pub realtime_backlog_buffers: Option<u32>,
     pub consumer_queue_buffers: Option<u32>,
     pub drain_bandwidth: Option<Number>,
+    pub disk_capacity: Option<Number>,
     pub journal_capacity: Option<u32>,
 }
 

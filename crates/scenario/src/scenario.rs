@@ -537,6 +537,11 @@ impl Loader {
         if let Some(n) = m.drain_bandwidth {
             b = b.drain_bandwidth(n.0);
         }
+        if let Some(n) = m.disk_capacity {
+            b = b.disk(etwsim::Disk::Virtual(etwsim::VirtualDisk::with_capacity(
+                n.0,
+            )));
+        }
         let cap = m.journal_capacity.unwrap_or(DEFAULT_JOURNAL_CAPACITY);
         if cap > MAX_JOURNAL_CAPACITY {
             let at = self.section_span("machine").unwrap_or(0..0);

@@ -342,3 +342,37 @@ count = 1
 "#
     ));
 }
+
+#[test]
+fn a_full_disk_loses_buffers() {
+    // rule: BUF-19 — the log file takes no more once the virtual disk is full: LogBuffersLost.
+    let o = run(&format!(
+        r#"[machine]
+cpus = 2
+disk_capacity = 12288
+{APP}
+[[session]]
+name = "S"
+log_file = "s.etl"
+buffer_size_kb = 4
+[[enable]]
+session = "S"
+provider = "P"
+[[step]]
+write = "P"
+process = "app"
+count = 100
+payload_size = 120
+[[step]]
+run_logger = true
+[[expect.journal]]
+kind = "Loss"
+session = "S"
+counter = "LogBuffersLost"
+rule = "BUF-19"
+at_least = 1
+"#
+    ));
+    let lost = o.sessions[0].stats.as_ref().unwrap().log_buffers_lost;
+    assert!(lost >= 1, "LogBuffersLost {lost}");
+}
