@@ -12,6 +12,9 @@
 //!   machine from a `.reg` file N times and prints what ETW did at each boot.
 //! * `etwsim guid NAME...` prints the GUID EventSource / TraceLogging derive from each
 //!   provider name (GID-01), one per line.
+//! * `etwsim run FILE.toml [--format text|json] [--out DIR]` runs a scenario
+//!   (`docs/scenarios.md`) and checks its expectations; `etwsim report INPUT -o FILE.html`
+//!   writes the HTML report of a scenario or an `.etl` file. Both are `etwsim-scenario`'s.
 //!
 //! The command line is clap's (derive). This is the only place in the workspace where errors
 //! are turned into text for people (STYLE.md, convention 2): every failure becomes one line
@@ -28,6 +31,7 @@ mod export;
 mod fmt;
 mod input;
 mod progress;
+mod scenario;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
@@ -95,6 +99,59 @@ enum Command {
     /// without --out the files stay in memory.
     #[command(verbatim_doc_comment)]
     Boot(BootArgs),
+    /// Run a scenario file and check its expectations
+    ///
+    /// Loads a scenario (a TOML file: machine, processes, providers, sessions, enables,
+    /// steps, expectations — docs/scenarios.md), runs it on a deterministic kernel with the
+    /// journal on, prints the journal, the sessions' counters and each expectation's result,
+    /// and writes the files the sessions wrote into DIR. Exits 1 naming the first failed
+    /// expectation (or the step that failed); a mistake in the file names its line and key.
+    #[command(verbatim_doc_comment)]
+    Run(RunArgs),
+    /// Write an HTML report of a scenario or an .etl file
+    ///
+    /// One self-contained page (no network): a timeline per session and CPU (events, buffer
+    /// switches, flushes, losses), each provider's enable slots, the counters, and each
+    /// event's detail with its decoded fields on hover or click. INPUT is a scenario (.toml,
+    /// run first) or an .etl file.
+    #[command(verbatim_doc_comment)]
+    Report(ReportArgs),
+}
+
+/// The output formats of `run`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum RunFormat {
+    /// The journal, the counters and the expectations as text
+    Text,
+    /// JSON Lines: one object per journal entry (seq, time, kind, fields), per expectation,
+    /// and a summary
+    Json,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// The scenario to run
+    #[arg(value_name = "FILE.toml")]
+    file: PathBuf,
+    /// The output format
+    #[arg(short, long, value_enum, default_value_t = RunFormat::Text)]
+    format: RunFormat,
+    /// Folder to write the sessions' log files into (created if missing)
+    #[arg(short, long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct ReportArgs {
+    /// A scenario (.toml) or an .etl file
+    #[arg(value_name = "INPUT")]
+    input: PathBuf,
+    /// The HTML file to write
+    #[arg(short, long, value_name = "FILE.html")]
+    output: PathBuf,
+    /// An instrumentation manifest (.man) to decode an .etl file's events with; repeatable
+    #[arg(short, long, value_name = "FILE")]
+    manifest: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -331,7 +388,7 @@ fn usage_line(e: &clap::Error, args: &[OsString]) -> String {
         .iter()
         .skip(1)
         .filter_map(|a| a.to_str())
-        .find(|a| ["demo", "dump", "export", "guid"].contains(a));
+        .find(|a| ["demo", "dump", "export", "guid", "run", "report"].contains(a));
     let help = match command {
         Some(c) => format!("etwsim {c} --help"),
         None => "etwsim --help".into(),
@@ -380,6 +437,8 @@ fn execute(action: Action, out: &mut dyn Write) -> Result<(), Failure> {
             }
             Ok(())
         }
+        Command::Run(a) => scenario::run(&a.file, a.format, a.out.as_deref(), out),
+        Command::Report(a) => scenario::report(&a.input, &a.output, &a.manifest, out),
     }
 }
 

@@ -243,25 +243,6 @@ fn every_command_has_its_help_and_the_version_is_printed() {
     assert_eq!(ok(&dir, &["-V"]), ok(&dir, &["--version"]));
 }
 
-/// The fenced blocks of `lang` in the README section `heading`.
-fn readme_blocks(heading: &str, lang: &str) -> Vec<String> {
-    let readme = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"),
-    )
-    .expect("README.md");
-    let section = readme
-        .split(heading)
-        .nth(1)
-        .and_then(|s| s.split("\n## ").next())
-        .unwrap_or_else(|| panic!("the README has no section {heading:?}"));
-    section
-        .split(&format!("```{lang}\n"))
-        .skip(1)
-        .filter_map(|b| b.split("```").next())
-        .map(String::from)
-        .collect()
-}
-
 #[test]
 fn the_readme_shows_what_demo_dump_and_export_really_print() {
     let dir = scratch("readme");

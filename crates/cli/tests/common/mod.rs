@@ -192,3 +192,22 @@ pub(crate) fn big_file(dir: &Path, buffers: u32) -> PathBuf {
     w.close(&CloseStats::default()).unwrap();
     path
 }
+
+/// The fenced blocks of `lang` in the README section `heading`.
+pub(crate) fn readme_blocks(heading: &str, lang: &str) -> Vec<String> {
+    let readme = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"),
+    )
+    .expect("README.md");
+    let section = readme
+        .split(heading)
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap_or_else(|| panic!("the README has no section {heading:?}"));
+    section
+        .split(&format!("```{lang}\n"))
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .map(String::from)
+        .collect()
+}

@@ -1,0 +1,228 @@
+//! `etwsim run` and `etwsim report` as a user runs them: exit status, one error line, the
+//! files written, and the README's examples being the real output.
+
+mod common;
+
+use common::{etwsim, fails, ok, readme_blocks, scratch, stderr, stdout};
+use std::path::{Path, PathBuf};
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/scenarios")
+}
+
+fn example(name: &str) -> String {
+    examples().join(name).display().to_string()
+}
+
+#[test]
+fn every_example_scenario_passes_and_writes_its_files() {
+    let dir = scratch("run-examples");
+    let mut names: Vec<String> = std::fs::read_dir(examples())
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".toml"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 4);
+    for name in names {
+        let out = dir.join(name.trim_end_matches(".toml"));
+        let text = ok(
+            &dir,
+            &["run", &example(&name), "--out", out.to_str().unwrap()],
+        );
+        assert!(text.contains(" passed, 0 failed\n"), "{name}:\n{text}");
+    }
+    // rule: EVT-07 — the burst's file holds the 120 events that fit, and says 180 were lost.
+    let dump = ok(&dir, &["dump", "burst_loss/burst.etl"]);
+    assert!(dump.contains("events lost  180"), "{dump}");
+    assert!(dump.contains("120 records"), "{dump}");
+}
+
+#[test]
+fn json_lines_are_the_journal_then_the_expectations_then_a_summary() {
+    let dir = scratch("run-json");
+    let text = ok(
+        &dir,
+        &["run", &example("keywords.toml"), "--format", "json"],
+    );
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let kind = |v: &serde_json::Value| v["kind"].as_str().unwrap_or_default().to_string();
+    assert_eq!(kind(&lines[0]), "Control");
+    assert!(lines[0]["seq"].is_u64() && lines[0]["time"].is_u64());
+    let writes = lines.iter().filter(|v| kind(v) == "Write").count();
+    assert_eq!(writes, 14, "every write some session enables");
+    let expectations: Vec<_> = lines.iter().filter(|v| kind(v) == "Expectation").collect();
+    assert_eq!(expectations.len(), 16);
+    assert!(expectations.iter().all(|e| e["passed"] == true));
+    let summary = lines.last().unwrap();
+    assert_eq!(kind(summary), "Summary");
+    assert_eq!(
+        (summary["passed"].as_u64(), summary["failed"].as_u64()),
+        (Some(16), Some(0))
+    );
+}
+
+#[test]
+fn a_failed_expectation_exits_1_naming_it() {
+    let dir = scratch("run-fail");
+    let text = std::fs::read_to_string(examples().join("burst_loss.toml"))
+        .unwrap()
+        .replace(
+            "events_lost = 180\nbuffers_written",
+            "events_lost = 179\nbuffers_written",
+        );
+    std::fs::write(dir.join("wrong.toml"), text).unwrap();
+    let (out, line) = fails(
+        &dir,
+        &["run", "wrong.toml"],
+        1,
+        "1 of 10 expectations failed",
+    );
+    assert!(
+        line.contains("line 53: session Burst: EventsLost: expected 179, got 180"),
+        "{line}"
+    );
+    assert!(out.contains("FAIL  line 53"), "{out}");
+}
+
+#[test]
+fn a_wrong_scenario_file_names_its_line_and_key() {
+    let dir = scratch("run-bad");
+    std::fs::write(
+        dir.join("t.toml"),
+        "[[session]]\nname = \"a\"\nbufer_size_kb = 4\n",
+    )
+    .unwrap();
+    fails(
+        &dir,
+        &["run", "t.toml"],
+        1,
+        "t.toml:3:1: `session[1].bufer_size_kb`: unknown field",
+    );
+    std::fs::write(dir.join("r.toml"), "[[step]]\nreboot = true\n").unwrap();
+    fails(
+        &dir,
+        &["run", "r.toml"],
+        1,
+        "r.toml:2:10: `step[1].reboot`: `reboot` is not available yet",
+    );
+    fails(
+        &dir,
+        &["run", "missing.toml"],
+        1,
+        "cannot read missing.toml",
+    );
+    fails(&dir, &["run", "t.toml", "--format", "xml"], 2, "--help");
+}
+
+#[test]
+fn report_writes_one_page_from_a_scenario_or_an_etl_file() {
+    let dir = scratch("report");
+    let said = ok(
+        &dir,
+        &["report", &example("two_levels.toml"), "-o", "two.html"],
+    );
+    assert!(
+        said.starts_with("wrote two.html (") && said.contains("its expectations hold"),
+        "{said}"
+    );
+    let html = std::fs::read_to_string(dir.join("two.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("id=\"timeline\""));
+
+    ok(
+        &dir,
+        &["run", &example("burst_loss.toml"), "--out", "files"],
+    );
+    let said = ok(
+        &dir,
+        &["report", "files/burst.etl", "--output", "burst.html"],
+    );
+    assert!(said.starts_with("wrote burst.html (120 events"), "{said}");
+
+    fails(
+        &dir,
+        &["report", "nothing.etl", "-o", "x.html"],
+        1,
+        "cannot read nothing.etl",
+    );
+    fails(&dir, &["report", "files/burst.etl"], 2, "--output");
+    fails(
+        &dir,
+        &[
+            "report",
+            "files/burst.etl",
+            "-o",
+            "x.html",
+            "-m",
+            "nope.man",
+        ],
+        1,
+        "cannot read manifest nope.man",
+    );
+}
+
+#[test]
+fn run_and_report_have_their_help() {
+    let dir = scratch("run-help");
+    let text = ok(&dir, &["run", "--help"]);
+    assert!(
+        text.contains("Usage: etwsim run [OPTIONS] <FILE.toml>"),
+        "{text}"
+    );
+    assert!(
+        text.contains("--out <DIR>") && text.contains("json"),
+        "{text}"
+    );
+    let text = ok(&dir, &["report", "--help"]);
+    assert!(
+        text.contains("Usage: etwsim report [OPTIONS] --output <FILE.html> <INPUT>"),
+        "{text}"
+    );
+    let help = ok(&dir, &["--help"]);
+    assert!(help.contains("run ") && help.contains("report "), "{help}");
+}
+
+#[test]
+fn the_readme_shows_what_run_and_report_really_print() {
+    let dir = scratch("run-readme");
+    let blocks = readme_blocks("## Scenarios: etwsim run and etwsim report", "text");
+    assert_eq!(blocks.len(), 2, "the run output and the report line");
+    let o = etwsim(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
+        &["run", "examples/scenarios/burst_loss.toml"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let real = stdout(&o);
+    for line in blocks[0]
+        .lines()
+        .filter(|l| !l.trim().is_empty() && l.trim() != "…")
+    {
+        assert!(
+            real.lines().any(|l| l == line),
+            "README line not in the real output: {line:?}"
+        );
+    }
+    // Run from the repository's root as the README does, the page written to a scratch folder
+    // (its name replaced by the README's `burst.html`).
+    let page = dir.join("burst.html");
+    let said = ok(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
+        &[
+            "report",
+            "examples/scenarios/burst_loss.toml",
+            "-o",
+            page.to_str().unwrap(),
+        ],
+    )
+    .replace(page.to_str().unwrap(), "burst.html");
+    assert_eq!(
+        blocks[1].trim_end(),
+        format!(
+            "$ etwsim report examples/scenarios/burst_loss.toml -o burst.html\n{}",
+            said.trim_end()
+        )
+    );
+}

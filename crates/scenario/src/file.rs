@@ -1,0 +1,323 @@
+//! The scenario file as written: one serde structure per table, every one with
+//! `deny_unknown_fields` (a misspelt key is an error naming its line), spans kept where a
+//! later check needs to point at a line. `docs/scenarios.md` documents every key.
+
+use crate::values::{
+    DurationValue, FlagsValue, GuidValue, KeywordValue, LevelValue, NameOrNumber, Number, PidValue,
+};
+use serde::Deserialize;
+use toml::Spanned;
+
+/// The whole file.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ScenarioFile {
+    #[serde(default)]
+    pub scenario: Meta,
+    #[serde(default)]
+    pub machine: Machine,
+    #[serde(default)]
+    pub process: Vec<Spanned<ProcessDef>>,
+    #[serde(default)]
+    pub provider: Vec<Spanned<ProviderDef>>,
+    #[serde(default)]
+    pub session: Vec<Spanned<SessionDef>>,
+    #[serde(default)]
+    pub enable: Vec<Spanned<EnableDef>>,
+    #[serde(default)]
+    pub step: Vec<Spanned<StepDef>>,
+    #[serde(default)]
+    pub expect: Expectations,
+}
+
+/// `[scenario]`.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Meta {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub stop_at_end: Option<bool>,
+}
+
+/// `[machine]`: the KernelBuilder's knobs.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Machine {
+    pub cpus: Option<Spanned<u16>>,
+    pub seed: Option<Number>,
+    pub max_loggers: Option<u32>,
+    pub default_buffer_size_kb: Option<u32>,
+    pub max_buffers_cap: Option<u32>,
+    pub disk_free_bytes: Option<Number>,
+    pub max_session_buffer_bytes: Option<Number>,
+    pub event_tick: Option<DurationValue>,
+    pub realtime_backlog_buffers: Option<u32>,
+    pub consumer_queue_buffers: Option<u32>,
+    pub drain_bandwidth: Option<Number>,
+    pub disk_capacity: Option<Number>,
+    pub journal_capacity: Option<u32>,
+}
+
+/// `[[process]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProcessDef {
+    pub name: Spanned<String>,
+    pub image: Option<String>,
+    pub token: Option<Spanned<String>>,
+    pub account: Option<String>,
+    pub elevated: Option<bool>,
+    pub pid: Option<u32>,
+    pub package_id: Option<String>,
+    pub package_app_id: Option<String>,
+    #[serde(default)]
+    pub inprivate: bool,
+    #[serde(default)]
+    pub threads: Vec<Spanned<ThreadDef>>,
+}
+
+/// One entry of a process's `threads`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ThreadDef {
+    pub name: String,
+    pub cpu: Spanned<u16>,
+}
+
+/// `[[provider]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProviderDef {
+    pub name: Spanned<String>,
+    pub guid: Option<GuidValue>,
+    pub manifest: Option<Spanned<String>>,
+    pub manifest_provider: Option<Spanned<String>>,
+    pub process: Option<Spanned<String>>,
+    pub processes: Option<Spanned<Vec<String>>>,
+}
+
+/// `[[session]]`: the fields of EVENT_TRACE_PROPERTIES, and how the scenario uses it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SessionDef {
+    pub name: Spanned<String>,
+    pub guid: Option<GuidValue>,
+    pub log_file: Option<Spanned<String>>,
+    pub mode: Option<Spanned<FlagsValue>>,
+    #[serde(default)]
+    pub real_time: bool,
+    #[serde(default)]
+    pub buffering: bool,
+    pub buffer_size_kb: Option<u32>,
+    pub minimum_buffers: Option<u32>,
+    pub maximum_buffers: Option<u32>,
+    pub maximum_file_size: Option<u32>,
+    pub flush_timer: Option<u32>,
+    pub clock: Option<Spanned<NameOrNumber>>,
+    pub enable_flags: Option<Number>,
+    pub caller: Option<Spanned<String>>,
+    pub memory_sink: Option<bool>,
+    pub autostart: Option<bool>,
+}
+
+/// `[[enable]]` and the keys of an `enable` step.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EnableDef {
+    pub session: Spanned<String>,
+    pub provider: Spanned<String>,
+    pub level: Option<LevelValue>,
+    pub any: Option<Spanned<KeywordValue>>,
+    pub all: Option<Spanned<KeywordValue>>,
+    pub properties: Option<Spanned<FlagsValue>>,
+    pub source_id: Option<GuidValue>,
+    pub filter: Option<Spanned<FilterDef>>,
+    pub expect_error: Option<Spanned<NameOrNumber>>,
+}
+
+/// `filter = { … }` of an enable: the EVENT_FILTER_DESCRIPTORs, as the kernel models them.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FilterDef {
+    pub pids: Option<Vec<PidValue>>,
+    pub executable: Option<String>,
+    pub package_id: Option<String>,
+    pub package_app_id: Option<String>,
+    pub event_ids: Option<Vec<u16>>,
+    pub exclude_event_ids: Option<Vec<u16>>,
+    pub event_names: Option<NameFilterDef>,
+    pub stackwalk_ids: Option<Vec<u16>>,
+    pub exclude_stackwalk_ids: Option<Vec<u16>>,
+    pub stackwalk_names: Option<NameFilterDef>,
+    pub stackwalk_level_kw: Option<LevelKwDef>,
+    pub payload: Option<String>,
+    pub schematized: Option<String>,
+    pub trace_handle: Option<Number>,
+}
+
+/// An EVENT_FILTER_EVENT_NAME: names and their level/keyword gate.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NameFilterDef {
+    pub names: Vec<String>,
+    #[serde(default = "yes")]
+    pub filter_in: bool,
+    pub level: Option<LevelValue>,
+    pub any: Option<KeywordValue>,
+    pub all: Option<KeywordValue>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// An EVENT_FILTER_TYPE_STACKWALK_LEVEL_KW filter.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LevelKwDef {
+    pub level: Option<LevelValue>,
+    pub any: Option<KeywordValue>,
+    pub all: Option<KeywordValue>,
+    #[serde(default = "yes")]
+    pub filter_in: bool,
+}
+
+/// `[[step]]`: one action key, and the keys that action takes.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StepDef {
+    // The actions: exactly one per step.
+    pub write: Option<Spanned<String>>,
+    pub advance: Option<DurationValue>,
+    pub run_logger: Option<bool>,
+    pub flush: Option<Spanned<String>>,
+    pub update: Option<Spanned<String>>,
+    pub stop: Option<Spanned<String>>,
+    pub start: Option<Spanned<String>>,
+    pub enable: Option<Spanned<String>>,
+    pub disable: Option<Spanned<String>>,
+    pub consume: Option<Spanned<String>>,
+    pub exit: Option<Spanned<String>>,
+    pub reboot: Option<Spanned<bool>>,
+
+    // write
+    pub process: Option<Spanned<String>>,
+    pub cpu: Option<Spanned<u16>>,
+    pub thread: Option<Spanned<String>>,
+    pub id: Option<u16>,
+    pub version: Option<u8>,
+    pub channel: Option<u8>,
+    pub level: Option<LevelValue>,
+    pub opcode: Option<u8>,
+    pub task: Option<u16>,
+    pub keyword: Option<Spanned<KeywordValue>>,
+    pub count: Option<u64>,
+    pub every: Option<DurationValue>,
+    pub payload_size: Option<u32>,
+    pub payload_text: Option<String>,
+    pub payload_utf16: Option<String>,
+    pub payload_hex: Option<Spanned<String>>,
+    pub string: Option<String>,
+    pub inprivate: Option<bool>,
+    pub filter_mask: Option<Number>,
+
+    // enable / disable (the session is the action's value)
+    pub provider: Option<Spanned<String>>,
+    pub any: Option<Spanned<KeywordValue>>,
+    pub all: Option<Spanned<KeywordValue>>,
+    pub properties: Option<Spanned<FlagsValue>>,
+    pub source_id: Option<GuidValue>,
+    pub filter: Option<Spanned<FilterDef>>,
+
+    // update
+    pub flush_timer: Option<u32>,
+    pub maximum_buffers: Option<u32>,
+    pub log_file: Option<String>,
+    pub real_time: Option<bool>,
+    pub enable_flags: Option<Number>,
+
+    // any control step
+    pub expect_error: Option<Spanned<NameOrNumber>>,
+}
+
+/// `[expect]`: the expectations, one array per kind.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Expectations {
+    #[serde(default)]
+    pub session: Vec<Spanned<ExpectSession>>,
+    #[serde(default)]
+    pub total: Vec<Spanned<ExpectTotal>>,
+    #[serde(default)]
+    pub callbacks: Vec<Spanned<ExpectCallbacks>>,
+    #[serde(default)]
+    pub file: Vec<Spanned<ExpectFile>>,
+    #[serde(default)]
+    pub journal: Vec<Spanned<ExpectJournal>>,
+}
+
+/// `[[expect.session]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExpectSession {
+    pub name: Spanned<String>,
+    pub events: Option<u64>,
+    pub events_lost: Option<u64>,
+    pub buffers_written: Option<u64>,
+    pub log_buffers_lost: Option<u64>,
+    pub real_time_buffers_lost: Option<u64>,
+    pub delivered: Option<u64>,
+}
+
+/// `[[expect.total]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExpectTotal {
+    pub events: Option<u64>,
+    pub events_lost: Option<u64>,
+    pub writes: Option<u64>,
+    pub writes_failed: Option<u64>,
+}
+
+/// `[[expect.callbacks]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExpectCallbacks {
+    pub provider: Spanned<String>,
+    pub process: Option<Spanned<String>>,
+    pub count: Option<u64>,
+    pub index: Option<Spanned<u64>>,
+    pub is_enabled: Option<u32>,
+    pub level: Option<LevelValue>,
+    pub any: Option<Number>,
+    pub all: Option<Number>,
+    pub source_id: Option<GuidValue>,
+}
+
+/// `[[expect.file]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExpectFile {
+    pub path: Spanned<String>,
+    pub exists: Option<bool>,
+    pub records: Option<u64>,
+    pub events_lost: Option<u64>,
+}
+
+/// `[[expect.journal]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExpectJournal {
+    pub kind: Spanned<String>,
+    pub session: Option<String>,
+    pub provider: Option<Spanned<String>>,
+    pub rule: Option<String>,
+    pub recorded: Option<bool>,
+    pub counter: Option<String>,
+    pub call: Option<String>,
+    pub result: Option<String>,
+    pub contains: Option<String>,
+    pub count: Option<u64>,
+    pub at_least: Option<u64>,
+    pub at_most: Option<u64>,
+}

@@ -1,0 +1,898 @@
+//! Running a scenario: a deterministic kernel with the journal on, the processes and their
+//! providers (each registered with a callback that records what it is told), then the
+//! actions in file order — sessions' starts, the `[[enable]]`s, the steps — and, when the
+//! steps end, a STOP of every session still running (unless `stop_at_end = false`). Then the
+//! expectations are checked against what happened.
+//!
+//! Control calls target sessions by name as the session's caller process, so a step on a
+//! session that is not running gets the kernel's own answer (`ERROR_WMI_INSTANCE_NOT_FOUND`).
+//! A control step that fails without `expect_error` ends the steps there: the run is
+//! *aborted* and says which step; the sessions are still stopped and the expectations still
+//! checked, so the journal shows what led to it.
+
+use crate::Error;
+use crate::expect;
+use crate::scenario::{
+    ActionKind, EnableSpec, FilterSpec, Payload, PidRef, ProcRef, Scenario, ThreadSel, WriteSpec,
+};
+use etwsim::{
+    Consumer, ConsumerOptions, EnableInfo, EnableParams, EventDescriptor, EventFilter, Guid,
+    JournalEntry, JournalEvent, Kernel, Keyword, Level, LossCounter, MemorySink, Process, Provider,
+    SessionProperties, Target, Thread, TraceControl, Win32Error,
+};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Payload bytes of each write kept in [`WriteRecord::payload`] (for decoding in the report).
+pub const KEPT_PAYLOAD: usize = 4096;
+/// Writes described one by one in [`Outcome::writes`]; later ones are only counted.
+pub const KEPT_WRITES: usize = 100_000;
+
+/// What a scenario run did and how its expectations came out.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The scenario's name.
+    pub scenario: String,
+    /// The scenario file's name.
+    pub file: String,
+    /// Every journal entry of the run, oldest first (at most the journal capacity; see
+    /// [`journal_dropped`](Self::journal_dropped)).
+    pub journal: Vec<JournalEntry>,
+    /// Journal entries let go because the run made more than the capacity.
+    pub journal_dropped: u64,
+    /// Each expectation's result, in file order.
+    pub expectations: Vec<ExpectationResult>,
+    /// The files the sessions wrote (on the kernel's virtual disk), in name order.
+    pub files: Vec<OutputFile>,
+    /// Each session of the scenario, in declaration order.
+    pub sessions: Vec<SessionSummary>,
+    /// The providers, in declaration order.
+    pub providers: Vec<ProviderSummary>,
+    /// The first [`KEPT_WRITES`] writes, one by one.
+    pub writes: Vec<WriteRecord>,
+    /// Every write the steps made.
+    pub writes_total: u64,
+    /// Writes that returned an error, by error.
+    pub write_errors: Vec<(Win32Error, u64)>,
+    /// The enable slots of every provider at the last moment some session was running.
+    pub slots: SlotSnapshot,
+    /// Simulated CPUs.
+    pub cpus: u16,
+    /// The kernel's time when the run ended (100 ns units since boot).
+    pub end_time: u64,
+    /// The step that failed and ended the run early, if one did.
+    pub aborted: Option<StepFailure>,
+}
+
+/// One expectation's result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpectationResult {
+    /// The line of its `[[expect.…]]` table.
+    pub line: usize,
+    /// What it checks, in words.
+    pub what: String,
+    /// The expected value.
+    pub expected: String,
+    /// The value the run produced.
+    pub actual: String,
+    /// Whether they agree.
+    pub passed: bool,
+}
+
+/// A file a session wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputFile {
+    /// Its name on the kernel's (virtual) disk: the `log_file` of the session.
+    pub path: String,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// One session at the end of the run.
+#[derive(Clone, Debug)]
+pub struct SessionSummary {
+    /// Its name.
+    pub name: String,
+    /// Its final statistics: STOP's answer, else the last ones seen while it ran; `None` if
+    /// it never started.
+    pub stats: Option<SessionProperties>,
+    /// Events recorded in its output (log files, memory sink, or its consumer), `None` when
+    /// it has no output the run can count.
+    pub events: Option<u64>,
+    /// Events its real-time consumer received, if a `consume` step attached one.
+    pub delivered: Option<u64>,
+    /// Whether it has INDEPENDENT_SESSION_MODE.
+    pub independent: bool,
+}
+
+/// A provider of the scenario.
+#[derive(Clone, Debug)]
+pub struct ProviderSummary {
+    /// Its scenario name.
+    pub name: String,
+    /// Its GUID.
+    pub guid: Guid,
+    /// The enable callbacks each registration received, in registration order (one list per
+    /// process it is registered in).
+    pub callbacks: Vec<Vec<CallbackRecord>>,
+}
+
+/// What one enable callback was told (PRV-09…PRV-15).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallbackRecord {
+    /// IsEnabled: 0 disable, 1 enable, 2 capture state.
+    pub is_enabled: u32,
+    /// The composite level.
+    pub level: u8,
+    /// The composite MatchAnyKeyword.
+    pub any: u64,
+    /// The composite MatchAllKeyword.
+    pub all: u64,
+    /// The SourceId.
+    pub source_id: Guid,
+}
+
+/// One write of a `write` step.
+#[derive(Clone, Debug)]
+pub struct WriteRecord {
+    /// The sequence number of its `Write` journal entry (none when no session enabled the
+    /// provider).
+    pub seq: Option<u64>,
+    /// The kernel's time (100 ns units since boot).
+    pub time: u64,
+    /// The writer's CPU.
+    pub cpu: u16,
+    /// The writer's thread id.
+    pub tid: u32,
+    /// The writer's process id.
+    pub pid: u32,
+    /// The provider (index into [`Outcome::providers`]).
+    pub provider: usize,
+    /// The event descriptor.
+    pub descriptor: EventDescriptor,
+    /// What the write returned.
+    pub result: Result<(), Win32Error>,
+    /// The sessions that stored it (indices into [`Outcome::sessions`]).
+    pub stored: Vec<usize>,
+    /// The sessions that wanted it but lost it.
+    pub lost: Vec<usize>,
+    /// The first [`KEPT_PAYLOAD`] bytes of its payload.
+    pub payload: Vec<u8>,
+}
+
+/// The enable slots of the providers at one moment.
+#[derive(Clone, Debug, Default)]
+pub struct SlotSnapshot {
+    /// The kernel's time of the snapshot.
+    pub time: u64,
+    /// The line of the action after which it was taken.
+    pub line: Option<usize>,
+    /// Per provider (index into [`Outcome::providers`]): the slots in use, as
+    /// (slot number, session name, TRACE_ENABLE_INFO).
+    pub providers: Vec<Vec<(u8, String, EnableInfo)>>,
+}
+
+/// A step that failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepFailure {
+    /// Its line.
+    pub line: usize,
+    /// Its key (`step[3].flush`).
+    pub key: String,
+    /// What happened.
+    pub message: String,
+}
+
+impl std::fmt::Display for StepFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: `{}`: {}", self.line, self.key, self.message)
+    }
+}
+
+impl Outcome {
+    /// `true` when no step failed and every expectation held.
+    pub fn passed(&self) -> bool {
+        self.aborted.is_none() && self.expectations.iter().all(|e| e.passed)
+    }
+
+    /// The expectations that did not hold.
+    pub fn failures(&self) -> impl Iterator<Item = &ExpectationResult> {
+        self.expectations.iter().filter(|e| !e.passed)
+    }
+
+    /// Writes the files the sessions wrote into `dir` (created if missing), each under its
+    /// log-file name; folders in the name are kept below `dir`, and a root, a drive or `..`
+    /// is dropped, so nothing lands outside `dir`. Returns the paths written.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file or folder that could not be written.
+    pub fn write_files(&self, dir: &Path) -> Result<Vec<PathBuf>, Error> {
+        let io = |what, path: &Path| {
+            let path = path.to_path_buf();
+            move |source| Error::Io { what, path, source }
+        };
+        std::fs::create_dir_all(dir).map_err(io("cannot create folder", dir))?;
+        let mut written = Vec::new();
+        for f in &self.files {
+            let rel: PathBuf = f
+                .path
+                .split(['/', '\\'])
+                .filter(|c| !c.is_empty() && *c != "." && *c != ".." && !c.ends_with(':'))
+                .collect();
+            if rel.as_os_str().is_empty() {
+                continue;
+            }
+            let dest = dir.join(rel);
+            if let Some(parent) = dest.parent() {
+                std::fs::create_dir_all(parent).map_err(io("cannot create folder", parent))?;
+            }
+            std::fs::write(&dest, &f.bytes).map_err(io("cannot write", &dest))?;
+            written.push(dest);
+        }
+        Ok(written)
+    }
+}
+
+impl Scenario {
+    /// Runs the scenario on a fresh deterministic kernel and checks its expectations. The
+    /// same scenario gives the same outcome every time.
+    pub fn run(&self) -> Outcome {
+        Runner::new(self).run()
+    }
+}
+
+type Callbacks = Arc<Mutex<Vec<CallbackRecord>>>;
+
+pub(crate) struct Runner<'a> {
+    pub sc: &'a Scenario,
+    pub kernel: Option<Kernel>,
+    processes: Vec<Option<Process>>,
+    /// (process, CPU) → a thread on that CPU; CPU 0 is the process's main writer thread.
+    threads: HashMap<(ProcRef, u16), Thread>,
+    named: Vec<Vec<Thread>>,
+    regs: Vec<Vec<Option<Arc<Provider>>>>,
+    pub callbacks: Vec<Vec<Callbacks>>,
+    sinks: Vec<Option<MemorySink>>,
+    consumers: Vec<Option<Consumer>>,
+    pub delivered: Vec<Option<u64>>,
+    pub stats: Vec<Option<SessionProperties>>,
+    pub journal: Vec<JournalEntry>,
+    pub journal_dropped: u64,
+    pub writes: Vec<WriteRecord>,
+    pub writes_total: u64,
+    pub write_errors: Vec<(Win32Error, u64)>,
+    pub slots: SlotSnapshot,
+    pub aborted: Option<StepFailure>,
+}
+
+impl<'a> Runner<'a> {
+    fn new(sc: &'a Scenario) -> Runner<'a> {
+        let n = sc.sessions.len();
+        Runner {
+            sc,
+            kernel: None,
+            processes: Vec::new(),
+            threads: HashMap::new(),
+            named: Vec::new(),
+            regs: Vec::new(),
+            callbacks: Vec::new(),
+            sinks: vec![None; n],
+            consumers: (0..n).map(|_| None).collect(),
+            delivered: vec![None; n],
+            stats: vec![None; n],
+            journal: Vec::new(),
+            journal_dropped: 0,
+            writes: Vec::new(),
+            writes_total: 0,
+            write_errors: Vec::new(),
+            slots: SlotSnapshot::default(),
+            aborted: None,
+        }
+    }
+
+    fn fail(&mut self, line: usize, key: &str, message: String) {
+        if self.aborted.is_none() {
+            self.aborted = Some(StepFailure {
+                line,
+                key: key.to_string(),
+                message,
+            });
+        }
+    }
+
+    fn run(mut self) -> Outcome {
+        match self.sc.builder.clone().build() {
+            Ok(k) => self.kernel = Some(k),
+            Err(e) => self.fail(
+                1,
+                "machine",
+                format!("the kernel refuses this machine: {e}"),
+            ),
+        }
+        if let Some(kernel) = self.kernel.clone() {
+            self.setup(&kernel);
+            if self.aborted.is_none() {
+                for (i, action) in self.sc.actions.iter().enumerate() {
+                    self.act(&kernel, i);
+                    self.collect(&kernel);
+                    self.observe(&kernel, action.line);
+                    if self.aborted.is_some() {
+                        break;
+                    }
+                }
+            }
+            self.finish(&kernel);
+        }
+        self.outcome()
+    }
+
+    /// Moves the kernel's new journal entries into the run's journal, within the bound.
+    fn collect(&mut self, kernel: &Kernel) -> std::ops::Range<usize> {
+        let start = self.journal.len();
+        self.journal.extend(kernel.take_journal());
+        let cap = kernel.config().journal.unwrap_or(0);
+        let start = if self.journal.len() > cap {
+            let extra = self.journal.len() - cap;
+            self.journal.drain(..extra);
+            self.journal_dropped += extra as u64;
+            start.saturating_sub(extra)
+        } else {
+            start
+        };
+        start..self.journal.len()
+    }
+
+    /// After each action: the running sessions' statistics, and — while some session runs —
+    /// the providers' enable slots.
+    fn observe(&mut self, kernel: &Kernel, line: usize) {
+        let running = kernel.sessions();
+        for p in &running {
+            if let Some(i) = self.session_index(&p.name) {
+                self.stats[i] = Some(p.clone());
+            }
+        }
+        if running.is_empty() {
+            return;
+        }
+        let providers = self
+            .sc
+            .providers
+            .iter()
+            .map(|p| {
+                kernel
+                    .enable_slots(p.guid)
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(slot, s)| {
+                        s.map(|(h, info)| {
+                            let name = running
+                                .iter()
+                                .find(|r| r.handle == h)
+                                .map_or_else(|| h.to_string(), |r| r.name.clone());
+                            (slot as u8, name, info)
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        self.slots = SlotSnapshot {
+            time: kernel.now().as_nanos() as u64 / 100,
+            line: Some(line),
+            providers,
+        };
+    }
+
+    fn session_index(&self, name: &str) -> Option<usize> {
+        self.sc
+            .sessions
+            .iter()
+            .position(|s| s.name.eq_ignore_ascii_case(name))
+    }
+
+    fn process(&self, kernel: &Kernel, p: ProcRef) -> Option<Process> {
+        match p {
+            None => Some(kernel.system_process()),
+            Some(i) => self.processes.get(i).cloned().flatten(),
+        }
+    }
+
+    fn setup(&mut self, kernel: &Kernel) {
+        for p in &self.sc.processes {
+            match kernel.spawn_process(p.spec.clone()) {
+                Ok(proc_) => {
+                    let mut named = Vec::new();
+                    for (name, cpu) in &p.threads {
+                        match proc_.spawn_thread(*cpu) {
+                            Ok(t) => named.push(t),
+                            Err(e) => {
+                                self.fail(p.line, "process", format!("thread {name:?}: {e}"));
+                                return;
+                            }
+                        }
+                    }
+                    self.named.push(named);
+                    self.processes.push(Some(proc_));
+                }
+                Err(e) => {
+                    self.fail(p.line, "process", format!("process {:?}: {e}", p.name));
+                    return;
+                }
+            }
+        }
+        for prov in &self.sc.providers {
+            let mut regs = Vec::new();
+            let mut cbs = Vec::new();
+            for r in &prov.regs {
+                let log: Callbacks = Arc::default();
+                let sink = log.clone();
+                let registered = self.process(kernel, *r).map(|p| {
+                    p.register_provider_with_callback(prov.guid, move |n| {
+                        if let Ok(mut v) = sink.lock() {
+                            v.push(CallbackRecord {
+                                is_enabled: n.is_enabled as u32,
+                                level: n.level.0,
+                                any: n.match_any_keyword.0,
+                                all: n.match_all_keyword.0,
+                                source_id: n.source_id,
+                            });
+                        }
+                    })
+                });
+                match registered {
+                    Some(Ok(p)) => regs.push(Some(Arc::new(p))),
+                    Some(Err(e)) => {
+                        self.fail(
+                            prov.line,
+                            "provider",
+                            format!("EventRegister {:?}: {e}", prov.name),
+                        );
+                        regs.push(None);
+                    }
+                    None => regs.push(None),
+                }
+                cbs.push(log);
+            }
+            self.regs.push(regs);
+            self.callbacks.push(cbs);
+        }
+        self.collect(kernel);
+    }
+
+    /// The caller of control calls on session `s`.
+    fn caller(&self, kernel: &Kernel, s: usize) -> Process {
+        self.process(kernel, self.sc.sessions[s].caller)
+            .unwrap_or_else(|| kernel.system_process())
+    }
+
+    fn act(&mut self, kernel: &Kernel, index: usize) {
+        let sc = self.sc;
+        let action = &sc.actions[index];
+        let result: Result<(), etwsim::Error> = match &action.kind {
+            ActionKind::Start(s) => self.start(kernel, *s),
+            ActionKind::Enable(e) => self.enable(kernel, e),
+            ActionKind::Disable { session, provider } => kernel.enable_trace_ex2(
+                &self.caller(kernel, *session),
+                Target::Name(&self.sc.sessions[*session].name),
+                self.sc.providers[*provider].guid,
+                etwsim::ControlCode::DisableProvider,
+                &EnableParams::default(),
+            ),
+            ActionKind::Write(w) => {
+                self.write(kernel, w);
+                Ok(())
+            }
+            ActionKind::Advance(d) => {
+                kernel.advance(*d);
+                Ok(())
+            }
+            ActionKind::RunLogger => {
+                kernel.run_pending();
+                Ok(())
+            }
+            ActionKind::Flush(s) => self.control(kernel, *s, TraceControl::Flush, None),
+            ActionKind::Update(s, u) => self.control(kernel, *s, TraceControl::Update, Some(u)),
+            ActionKind::Stop(s) => self.control(kernel, *s, TraceControl::Stop, None),
+            ActionKind::Consume(s) => self.consume(kernel, *s),
+            ActionKind::Exit(p) => {
+                if let Some(p) = self.processes.get(*p).cloned().flatten() {
+                    p.exit();
+                }
+                Ok(())
+            }
+        };
+        let (line, key) = (action.line, action.key.clone());
+        match (result, &action.expect_error) {
+            (Ok(()), None) => {}
+            (Ok(()), Some(want)) => {
+                self.fail(line, &key, format!("expected {want}, but it succeeded"));
+            }
+            (Err(e), Some(want)) if want.matches(e.win32_code()) => {}
+            (Err(e), Some(want)) => {
+                let code = e.win32_code();
+                self.fail(
+                    line,
+                    &key,
+                    format!(
+                        "expected {want}, got {} ({}): {e}",
+                        code.name().unwrap_or("an error"),
+                        code.0
+                    ),
+                );
+            }
+            (Err(e), None) => {
+                let code = e.win32_code();
+                self.fail(
+                    line,
+                    &key,
+                    format!("{} ({}): {e}", code.name().unwrap_or("error"), code.0),
+                );
+            }
+        }
+    }
+
+    fn start(&mut self, kernel: &Kernel, s: usize) -> Result<(), etwsim::Error> {
+        let spec = &self.sc.sessions[s];
+        let mut b = kernel.session(&spec.name).caller(&self.caller(kernel, s));
+        if let Some(g) = spec.guid {
+            b = b.guid(g);
+        }
+        if let Some(f) = &spec.log_file {
+            b = b.log_file(f);
+        }
+        if let Some(m) = spec.mode {
+            b = b.mode(m);
+        }
+        if spec.real_time {
+            b = b.real_time();
+        }
+        if spec.buffering {
+            b = b.buffering();
+        }
+        if let Some(n) = spec.buffer_size_kb {
+            b = b.buffer_size_kb(n);
+        }
+        if let Some(n) = spec.minimum_buffers {
+            b = b.minimum_buffers(n);
+        }
+        if let Some(n) = spec.maximum_buffers {
+            b = b.maximum_buffers(n);
+        }
+        if let Some(n) = spec.maximum_file_size {
+            b = b.maximum_file_size(n);
+        }
+        if let Some(n) = spec.flush_timer {
+            b = b.flush_timer(n);
+        }
+        if let Some(c) = spec.clock {
+            b = b.clock(c);
+        }
+        if let Some(f) = spec.enable_flags {
+            b = b.enable_flags(f);
+        }
+        let sink = spec.memory_sink.then(MemorySink::new);
+        if let Some(sink) = &sink {
+            b = b.sink(sink.clone());
+        }
+        // Dropping the handle leaves the session running (SES-16); later calls name it.
+        drop(b.start()?);
+        if sink.is_some() {
+            self.sinks[s] = sink;
+        }
+        Ok(())
+    }
+
+    fn enable(&mut self, kernel: &Kernel, e: &EnableSpec) -> Result<(), etwsim::Error> {
+        let mut params = EnableParams::new()
+            .level(Level(e.level))
+            .any(e.any)
+            .all(e.all)
+            .property(e.properties)
+            .source_id(e.source_id);
+        for f in &e.filters {
+            params = params.filter(match f {
+                FilterSpec::Ready(f) => f.clone(),
+                FilterSpec::Pids(refs) => EventFilter::Pid(
+                    refs.iter()
+                        .map(|r| match r {
+                            PidRef::Pid(p) => *p,
+                            PidRef::Process(p) => self.process(kernel, *p).map_or(0, |p| p.pid()),
+                        })
+                        .collect(),
+                ),
+            });
+        }
+        kernel.enable_trace_ex2(
+            &self.caller(kernel, e.session),
+            Target::Name(&self.sc.sessions[e.session].name),
+            self.sc.providers[e.provider].guid,
+            etwsim::ControlCode::EnableProvider,
+            &params,
+        )
+    }
+
+    fn control(
+        &mut self,
+        kernel: &Kernel,
+        s: usize,
+        code: TraceControl,
+        update: Option<&etwsim::SessionUpdate>,
+    ) -> Result<(), etwsim::Error> {
+        let caller = self.caller(kernel, s);
+        let props = kernel.control_trace(
+            &caller,
+            Target::Name(&self.sc.sessions[s].name),
+            code,
+            update,
+        )?;
+        self.stats[s] = Some(props);
+        Ok(())
+    }
+
+    fn consume(&mut self, kernel: &Kernel, s: usize) -> Result<(), etwsim::Error> {
+        if self.consumers[s].is_none() {
+            let caller = self.caller(kernel, s);
+            let c = kernel.open_realtime(
+                &caller,
+                &self.sc.sessions[s].name,
+                ConsumerOptions::default(),
+            )?;
+            self.consumers[s] = Some(c);
+        }
+        self.drain(s);
+        Ok(())
+    }
+
+    fn drain(&mut self, s: usize) {
+        if let Some(c) = &mut self.consumers[s] {
+            let n = c
+                .drain()
+                .iter()
+                .filter(|r| !r.is_lost_event_marker())
+                .count() as u64;
+            *self.delivered[s].get_or_insert(0) += n;
+        }
+    }
+
+    fn thread(&mut self, kernel: &Kernel, w: &WriteSpec) -> Option<Thread> {
+        let cpu = match w.thread {
+            ThreadSel::Named(i) => {
+                return w.process.and_then(|p| self.named.get(p)?.get(i).cloned());
+            }
+            ThreadSel::Main => 0,
+            ThreadSel::Cpu(c) => c,
+        };
+        if let Some(t) = self.threads.get(&(w.process, cpu)) {
+            return Some(t.clone());
+        }
+        let t = self.process(kernel, w.process)?.spawn_thread(cpu).ok()?;
+        self.threads.insert((w.process, cpu), t.clone());
+        Some(t)
+    }
+
+    fn write(&mut self, kernel: &Kernel, w: &WriteSpec) {
+        let Some(provider) = self.regs[w.provider].get(w.reg).cloned().flatten() else {
+            return;
+        };
+        let thread = self.thread(kernel, w);
+        let pid = provider.pid();
+        let mut payload = match &w.payload {
+            Payload::Size(n) => vec![0u8; *n as usize],
+            Payload::Bytes(b) => b.clone(),
+        };
+        for n in 1..=w.count {
+            if let Payload::Size(size) = w.payload {
+                let k = (size as usize).min(4);
+                payload[..k].copy_from_slice(&(n as u32).to_le_bytes()[..k]);
+            }
+            let result = {
+                let _on = thread.as_ref().map(Thread::enter);
+                if let Some(text) = &w.string {
+                    provider.write_string(w.descriptor.level, w.descriptor.keyword, text)
+                } else if w.inprivate || w.filter_mask != 0 {
+                    let flags = if w.inprivate {
+                        etwsim::EVENT_WRITE_FLAG_INPRIVATE
+                    } else {
+                        0
+                    };
+                    provider.write_ex(&w.descriptor, w.filter_mask, flags, None, None, &[&payload])
+                } else {
+                    provider.write(&w.descriptor, &[&payload])
+                }
+            };
+            let result = result.map_err(|e| e.win32_code());
+            self.writes_total += 1;
+            if let Err(code) = result {
+                match self.write_errors.iter_mut().find(|(c, _)| *c == code) {
+                    Some((_, n)) => *n += 1,
+                    None => self.write_errors.push((code, 1)),
+                }
+            }
+            let new = self.collect(kernel);
+            if self.writes.len() < KEPT_WRITES {
+                let record = self.write_record(kernel, w, &thread, pid, result, new, &payload);
+                self.writes.push(record);
+            }
+            if let Some(every) = w.every {
+                kernel.advance(every);
+                self.collect(kernel);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write_record(
+        &self,
+        kernel: &Kernel,
+        w: &WriteSpec,
+        thread: &Option<Thread>,
+        pid: u32,
+        result: Result<(), Win32Error>,
+        new: std::ops::Range<usize>,
+        payload: &[u8],
+    ) -> WriteRecord {
+        let entries = &self.journal[new];
+        let write = entries
+            .iter()
+            .rev()
+            .find(|e| matches!(e.event, JournalEvent::Write { .. }));
+        let lost_in: Vec<usize> = entries
+            .iter()
+            .filter_map(|e| match &e.event {
+                JournalEvent::Loss {
+                    session,
+                    counter: LossCounter::EventsLost,
+                    ..
+                } => self.session_index(session),
+                _ => None,
+            })
+            .collect();
+        let mut stored = Vec::new();
+        let mut lost = Vec::new();
+        if let Some(JournalEntry {
+            event: JournalEvent::Write { verdicts, .. },
+            ..
+        }) = write
+        {
+            for v in verdicts.iter().filter(|v| v.recorded) {
+                let Some(s) = self.session_index(&v.session_name) else {
+                    continue;
+                };
+                let independent = self.sc.sessions[s].independent();
+                if lost_in.contains(&s) {
+                    lost.push(s);
+                } else if result.is_ok() || independent {
+                    stored.push(s);
+                }
+            }
+        }
+        let descriptor = match &w.string {
+            Some(_) => EventDescriptor::new(0, w.descriptor.level, Keyword(w.descriptor.keyword.0)),
+            None => w.descriptor,
+        };
+        let payload = match &w.string {
+            Some(text) => text
+                .encode_utf16()
+                .chain(std::iter::once(0))
+                .flat_map(u16::to_le_bytes)
+                .take(KEPT_PAYLOAD)
+                .collect(),
+            None => payload[..payload.len().min(KEPT_PAYLOAD)].to_vec(),
+        };
+        WriteRecord {
+            seq: write.map(|e| e.seq),
+            time: write.map_or_else(|| kernel.now().as_nanos() as u64 / 100, |e| e.time),
+            cpu: thread.as_ref().map_or(0, Thread::cpu),
+            tid: thread.as_ref().map_or(0, Thread::tid),
+            pid,
+            provider: w.provider,
+            descriptor,
+            result,
+            stored,
+            lost,
+            payload,
+        }
+    }
+
+    /// The end of the steps: sessions still running are stopped (unless the scenario says
+    /// otherwise) and consumers drained one last time.
+    fn finish(&mut self, kernel: &Kernel) {
+        if self.sc.stop_at_end {
+            for (s, spec) in self.sc.sessions.iter().enumerate() {
+                if kernel
+                    .sessions()
+                    .iter()
+                    .any(|p| p.name.eq_ignore_ascii_case(&spec.name))
+                {
+                    // A stop that fails leaves the last statistics seen.
+                    let _ = self.control(kernel, s, TraceControl::Stop, None);
+                }
+            }
+        } else {
+            self.observe(kernel, 0);
+        }
+        for s in 0..self.sc.sessions.len() {
+            self.drain(s);
+        }
+        self.collect(kernel);
+    }
+
+    fn outcome(self) -> Outcome {
+        let kernel = self.kernel.clone();
+        let files: Vec<OutputFile> = kernel
+            .as_ref()
+            .and_then(|k| k.virtual_disk())
+            .map(|d| {
+                d.paths()
+                    .into_iter()
+                    .filter_map(|p| {
+                        d.read(&p).map(|bytes| OutputFile {
+                            path: p.to_string_lossy().into_owned(),
+                            bytes,
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let file_counts = expect::file_counts(&files);
+        let sessions: Vec<SessionSummary> = self
+            .sc
+            .sessions
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let from_files: Option<u64> = file_counts
+                    .iter()
+                    .filter(|c| c.logger.eq_ignore_ascii_case(&s.name))
+                    .map(|c| c.records)
+                    .reduce(|a, b| a + b);
+                let from_sink = self.sinks[i].as_ref().map(|m| {
+                    m.records()
+                        .iter()
+                        .filter(|r| !r.is_lost_event_marker())
+                        .count() as u64
+                });
+                SessionSummary {
+                    name: s.name.clone(),
+                    stats: self.stats[i].clone(),
+                    events: from_files.or(from_sink).or(self.delivered[i]),
+                    delivered: self.delivered[i],
+                    independent: s.independent(),
+                }
+            })
+            .collect();
+        let providers = self
+            .sc
+            .providers
+            .iter()
+            .zip(&self.callbacks)
+            .map(|(p, cbs)| ProviderSummary {
+                name: p.name.clone(),
+                guid: p.guid,
+                callbacks: cbs
+                    .iter()
+                    .map(|c| c.lock().map(|v| v.clone()).unwrap_or_default())
+                    .collect(),
+            })
+            .collect();
+        let mut outcome = Outcome {
+            scenario: self.sc.name.clone(),
+            file: self.sc.source.name.clone(),
+            journal: self.journal,
+            journal_dropped: self.journal_dropped,
+            expectations: Vec::new(),
+            files,
+            sessions,
+            providers,
+            writes: self.writes,
+            writes_total: self.writes_total,
+            write_errors: self.write_errors,
+            slots: self.slots,
+            cpus: self.sc.cpus,
+            end_time: kernel.map_or(0, |k| k.now().as_nanos() as u64 / 100),
+            aborted: self.aborted,
+        };
+        outcome.expectations = expect::check(self.sc, &outcome);
+        outcome
+    }
+}

@@ -1,0 +1,2098 @@
+//! Loading a scenario: the file is parsed ([`crate::file`]), then every name is resolved and
+//! every value checked, so that a scenario that loads can run. Each error names its line,
+//! column and key.
+
+use crate::error::{Error, Source};
+use crate::file::{
+    EnableDef, ExpectCallbacks, ExpectFile, ExpectJournal, ExpectSession, ExpectTotal, FilterDef,
+    NameFilterDef, ProcessDef, ProviderDef, ScenarioFile, SessionDef, StepDef,
+};
+use crate::values::{KeywordPart, KeywordValue, LevelValue, NameOrNumber, PidValue, resolve_flags};
+use etwsim::{
+    Channel, ClockType, EnableProperty, EventDescriptor, EventFilter, Guid, KernelBuilder, Keyword,
+    Level, LogFileMode, NameFilter, Opcode, ProcessSpec, SessionUpdate, Task, Token,
+};
+use etwsim_decode::manifest::{self, Manifest};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use toml::Spanned;
+
+/// The most events one scenario may write, all write steps together.
+pub const MAX_WRITES: u64 = 1_000_000;
+/// The most virtual time one scenario may move through, all steps together.
+pub const MAX_VIRTUAL_TIME: Duration = Duration::from_secs(10 * 366 * 24 * 3600);
+/// The largest `payload_size`.
+pub const MAX_PAYLOAD: u32 = 1 << 20;
+/// The journal's default bound (`[machine] journal_capacity`).
+pub const DEFAULT_JOURNAL_CAPACITY: u32 = 200_000;
+/// The largest `[machine] journal_capacity`.
+pub const MAX_JOURNAL_CAPACITY: u32 = 10_000_000;
+/// The largest `[machine] max_session_buffer_bytes`: a scenario's sessions allocate their
+/// MinimumBuffers when they start, and this keeps one file from asking for all the memory.
+pub const MAX_SESSION_BUFFER_BYTES: u64 = 1 << 30;
+/// The name that stands for the kernel's System process wherever a process is named.
+pub const SYSTEM_PROCESS: &str = "System";
+
+/// A process of the scenario: `None` is the System process, `Some(i)` the i-th `[[process]]`.
+pub(crate) type ProcRef = Option<usize>;
+
+/// A loaded, checked scenario, ready to [`run`](Scenario::run).
+#[derive(Debug)]
+pub struct Scenario {
+    pub(crate) source: Source,
+    pub(crate) name: String,
+    pub(crate) description: Option<String>,
+    pub(crate) stop_at_end: bool,
+    pub(crate) builder: KernelBuilder,
+    pub(crate) cpus: u16,
+    pub(crate) processes: Vec<ProcSpec>,
+    pub(crate) providers: Vec<ProvSpec>,
+    pub(crate) sessions: Vec<SessSpec>,
+    pub(crate) actions: Vec<Action>,
+    pub(crate) expectations: Vec<Expectation>,
+}
+
+#[derive(Debug)]
+pub(crate) struct ProcSpec {
+    pub line: usize,
+    pub name: String,
+    pub spec: ProcessSpec,
+    pub threads: Vec<(String, u16)>,
+}
+
+#[derive(Debug)]
+pub(crate) struct ProvSpec {
+    pub line: usize,
+    pub name: String,
+    pub guid: Guid,
+    pub manifest: Option<manifest::Provider>,
+    pub regs: Vec<ProcRef>,
+}
+
+#[derive(Debug)]
+pub(crate) struct SessSpec {
+    pub name: String,
+    pub guid: Option<Guid>,
+    pub log_file: Option<String>,
+    pub mode: Option<LogFileMode>,
+    pub real_time: bool,
+    pub buffering: bool,
+    pub buffer_size_kb: Option<u32>,
+    pub minimum_buffers: Option<u32>,
+    pub maximum_buffers: Option<u32>,
+    pub maximum_file_size: Option<u32>,
+    pub flush_timer: Option<u32>,
+    pub clock: Option<ClockType>,
+    pub enable_flags: Option<u32>,
+    pub caller: ProcRef,
+    pub memory_sink: bool,
+}
+
+impl SessSpec {
+    /// Whether the session takes events on its own when others cannot (SES-53, EVT-10).
+    pub(crate) fn independent(&self) -> bool {
+        self.mode
+            .is_some_and(|m| m.contains(LogFileMode::INDEPENDENT_SESSION))
+    }
+}
+
+/// One thing the run does, in order: sessions' starts, the `[[enable]]`s, then the steps.
+#[derive(Debug)]
+pub(crate) struct Action {
+    pub line: usize,
+    pub key: String,
+    pub kind: ActionKind,
+    pub expect_error: Option<ErrorMatch>,
+}
+
+#[derive(Debug)]
+pub(crate) enum ActionKind {
+    Start(usize),
+    Enable(EnableSpec),
+    Disable { session: usize, provider: usize },
+    Write(WriteSpec),
+    Advance(Duration),
+    RunLogger,
+    Flush(usize),
+    Update(usize, SessionUpdate),
+    Stop(usize),
+    Consume(usize),
+    Exit(usize),
+}
+
+/// A Win32 error a control step expects.
+#[derive(Debug, Clone)]
+pub(crate) enum ErrorMatch {
+    Code(u32),
+    Name(String),
+}
+
+impl ErrorMatch {
+    pub(crate) fn matches(&self, e: etwsim::Win32Error) -> bool {
+        match self {
+            ErrorMatch::Code(c) => e.0 == *c,
+            ErrorMatch::Name(n) => e.name().is_some_and(|x| x.eq_ignore_ascii_case(n)),
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorMatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ErrorMatch::Code(c) => write!(f, "error {c}"),
+            ErrorMatch::Name(n) => f.write_str(n),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct EnableSpec {
+    pub session: usize,
+    pub provider: usize,
+    pub level: u8,
+    pub any: u64,
+    pub all: u64,
+    pub properties: EnableProperty,
+    pub source_id: Guid,
+    pub filters: Vec<FilterSpec>,
+}
+
+#[derive(Debug)]
+pub(crate) enum FilterSpec {
+    Ready(EventFilter),
+    /// A PID filter naming processes: their PIDs are known once they run.
+    Pids(Vec<PidRef>),
+}
+
+#[derive(Debug)]
+pub(crate) enum PidRef {
+    Pid(u32),
+    Process(ProcRef),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ThreadSel {
+    Main,
+    Cpu(u16),
+    Named(usize),
+}
+
+#[derive(Debug)]
+pub(crate) enum Payload {
+    Size(u32),
+    Bytes(Vec<u8>),
+}
+
+#[derive(Debug)]
+pub(crate) struct WriteSpec {
+    pub provider: usize,
+    pub reg: usize,
+    pub process: ProcRef,
+    pub thread: ThreadSel,
+    pub descriptor: EventDescriptor,
+    pub count: u64,
+    pub every: Option<Duration>,
+    pub payload: Payload,
+    pub string: Option<String>,
+    pub inprivate: bool,
+    pub filter_mask: u64,
+}
+
+/// One expectation, checked after the run.
+#[derive(Debug)]
+pub(crate) struct Expectation {
+    pub line: usize,
+    pub what: String,
+    pub check: Check,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SessionField {
+    Events,
+    EventsLost,
+    BuffersWritten,
+    LogBuffersLost,
+    RealTimeBuffersLost,
+    Delivered,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TotalField {
+    Events,
+    EventsLost,
+    Writes,
+    WritesFailed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CallbackField {
+    IsEnabled,
+    Level,
+    Any,
+    All,
+    SourceId,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FileField {
+    Exists,
+    Records,
+    EventsLost,
+}
+
+/// Which journal entries an `[[expect.journal]]` counts.
+#[derive(Debug, Clone)]
+pub(crate) struct JournalMatch {
+    pub kind: &'static str,
+    pub session: Option<String>,
+    pub provider: Option<Guid>,
+    pub rule: Option<String>,
+    pub recorded: Option<bool>,
+    pub counter: Option<String>,
+    pub call: Option<String>,
+    pub result: Option<String>,
+    pub contains: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Bound {
+    Exactly(u64),
+    AtLeast(u64),
+    AtMost(u64),
+}
+
+#[derive(Debug)]
+pub(crate) enum Check {
+    Session {
+        session: usize,
+        field: SessionField,
+        expected: u64,
+    },
+    Total {
+        field: TotalField,
+        expected: u64,
+    },
+    CallbackCount {
+        provider: usize,
+        reg: usize,
+        expected: u64,
+    },
+    CallbackValue {
+        provider: usize,
+        reg: usize,
+        index: Option<u64>,
+        field: CallbackField,
+        expected: u128,
+    },
+    File {
+        path: String,
+        field: FileField,
+        expected: u64,
+    },
+    Journal {
+        matcher: JournalMatch,
+        bound: Bound,
+    },
+}
+
+/// The journal entry kinds, as `kind` names them.
+pub(crate) const JOURNAL_KINDS: [&str; 6] = [
+    "Control",
+    "Callback",
+    "Write",
+    "BufferSwitch",
+    "Flush",
+    "Loss",
+];
+
+/// The names `mode = [...]` accepts (etwsim's constant names).
+fn mode_names() -> Vec<(&'static str, u32)> {
+    LogFileMode::all()
+        .iter_names()
+        .map(|(n, f)| (n, f.bits()))
+        .collect()
+}
+
+fn property_names() -> Vec<(&'static str, u32)> {
+    EnableProperty::all()
+        .iter_names()
+        .map(|(n, f)| (n, f.bits()))
+        .collect()
+}
+
+fn span_of<T>(s: &Spanned<T>) -> Range<usize> {
+    s.span()
+}
+
+impl Scenario {
+    /// Reads and checks a scenario file; manifests it names are read relative to its folder.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the file cannot be read; [`Error::Scenario`] naming the line, column
+    /// and key of the first problem.
+    pub fn load(path: impl AsRef<Path>) -> Result<Scenario, Error> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+            what: "cannot read",
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let name = path.display().to_string();
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let source = Source {
+                name: name.clone(),
+                text: String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            };
+            source.error(
+                &(e.utf8_error().valid_up_to()..e.utf8_error().valid_up_to()),
+                "(file)",
+                "the file is not UTF-8 text",
+            )
+        })?;
+        let base = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+        Scenario::parse(&text, &name, &base)
+    }
+
+    /// Parses and checks scenario text; `name` names it in errors, `base_dir` is where
+    /// relative manifest paths start.
+    ///
+    /// # Errors
+    /// [`Error::Scenario`] naming the line, column and key of the first problem (a manifest
+    /// that cannot be read is reported at its `manifest` key).
+    pub fn parse(text: &str, name: &str, base_dir: &Path) -> Result<Scenario, Error> {
+        let source = Source {
+            name: name.to_string(),
+            text: text.to_string(),
+        };
+        let file: ScenarioFile = toml::from_str(text).map_err(|e| source.toml_error(&e))?;
+        let default_name = Path::new(name).file_stem().map_or_else(
+            || "scenario".to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+        Loader {
+            source,
+            base_dir: base_dir.to_path_buf(),
+        }
+        .load(file, default_name)
+    }
+
+    /// The scenario's name (`[scenario] name`, else the file's stem).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The scenario's description, if it has one.
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    /// The file name it was loaded under.
+    pub fn file_name(&self) -> &str {
+        &self.source.name
+    }
+
+    /// How many events its steps write, all `count`s added up.
+    pub fn writes(&self) -> u64 {
+        self.actions
+            .iter()
+            .map(|a| match &a.kind {
+                ActionKind::Write(w) => w.count,
+                _ => 0,
+            })
+            .sum()
+    }
+
+    /// How many expectations it checks.
+    pub fn expectation_count(&self) -> usize {
+        self.expectations.len()
+    }
+}
+
+struct Loader {
+    source: Source,
+    base_dir: PathBuf,
+}
+
+type R<T> = Result<T, Error>;
+
+impl Loader {
+    /// An error at `span` about `key`. A span that is a whole table's `[[…]]` header is
+    /// narrowed to the key's own line when the key is written there.
+    fn err(&self, span: &Range<usize>, key: impl Into<String>, msg: impl Into<String>) -> Error {
+        let key = key.into();
+        let on_header = self
+            .source
+            .text
+            .get(span.clone())
+            .is_some_and(|t| t.starts_with('['));
+        let last = key.rsplit('.').next().unwrap_or_default();
+        let span = if on_header && !last.contains('[') && !last.is_empty() {
+            self.key_span(span, last)
+        } else {
+            span.clone()
+        };
+        self.source.error(&span, key, msg)
+    }
+
+    fn load(self, f: ScenarioFile, default_name: String) -> R<Scenario> {
+        let (builder, cpus) = self.machine(&f)?;
+        let processes = f
+            .process
+            .iter()
+            .enumerate()
+            .map(|(i, p)| self.process(i, p, cpus, &f.process[..i]))
+            .collect::<R<Vec<_>>>()?;
+        let mut providers = Vec::new();
+        for (i, p) in f.provider.iter().enumerate() {
+            let spec = self.provider(i, p, &processes, &providers)?;
+            providers.push(spec);
+        }
+        let mut sessions = Vec::new();
+        let mut actions = Vec::new();
+        for (i, s) in f.session.iter().enumerate() {
+            let (spec, autostart) = self.session(i, s, &processes, &sessions)?;
+            if autostart {
+                actions.push(Action {
+                    line: self.source.line(&s.span()),
+                    key: format!("session[{}]", i + 1),
+                    kind: ActionKind::Start(sessions.len()),
+                    expect_error: None,
+                });
+            }
+            sessions.push(spec);
+        }
+        let ctx = Names {
+            processes: &processes,
+            providers: &providers,
+            sessions: &sessions,
+        };
+        for (i, e) in f.enable.iter().enumerate() {
+            let key = format!("enable[{}]", i + 1);
+            let spec = self.enable(&key, e.get_ref(), &ctx)?;
+            actions.push(Action {
+                line: self.source.line(&e.span()),
+                key,
+                kind: ActionKind::Enable(spec),
+                expect_error: self.error_match(e.get_ref().expect_error.as_ref()),
+            });
+        }
+        let mut budget = Budget::default();
+        for (i, s) in f.step.iter().enumerate() {
+            actions.push(self.step(i, s, &ctx, cpus, &mut budget)?);
+        }
+        let expectations = self.expectations(&f, &ctx)?;
+        Ok(Scenario {
+            source: self.source,
+            name: f.scenario.name.unwrap_or(default_name),
+            description: f.scenario.description,
+            stop_at_end: f.scenario.stop_at_end.unwrap_or(true),
+            builder,
+            cpus,
+            processes,
+            providers,
+            sessions,
+            actions,
+            expectations,
+        })
+    }
+
+    fn machine(&self, f: &ScenarioFile) -> R<(KernelBuilder, u16)> {
+        let m = &f.machine;
+        let seed = m.seed.map_or(1, |n| n.0);
+        let cpus = m.cpus.as_ref().map_or(4, |c| *c.get_ref());
+        let mut b = etwsim::Kernel::builder().deterministic(seed).cpus(cpus);
+        if let Some(n) = m.max_loggers {
+            b = b.max_loggers(n);
+        }
+        if let Some(n) = m.default_buffer_size_kb {
+            b = b.default_buffer_size_kb(n);
+        }
+        if let Some(n) = m.max_buffers_cap {
+            b = b.max_buffers_cap(n);
+        }
+        if let Some(n) = m.disk_free_bytes {
+            b = b.disk_free_bytes(n.0);
+        }
+        if let Some(n) = m.max_session_buffer_bytes {
+            if n.0 > MAX_SESSION_BUFFER_BYTES {
+                let at = self.section_span("machine").unwrap_or(0..0);
+                return Err(self.err(
+                    &at,
+                    "machine.max_session_buffer_bytes",
+                    format!("at most {MAX_SESSION_BUFFER_BYTES} bytes (1 GiB) in a scenario"),
+                ));
+            }
+            b = b.max_session_buffer_bytes(n.0);
+        }
+        if let Some(d) = m.event_tick {
+            b = b.event_tick((d.0.as_nanos() / 100) as u64);
+        }
+        if let Some(n) = m.realtime_backlog_buffers {
+            b = b.realtime_backlog_buffers(n);
+        }
+        if let Some(n) = m.consumer_queue_buffers {
+            b = b.consumer_queue_buffers(n);
+        }
+        if let Some(n) = m.drain_bandwidth {
+            b = b.drain_bandwidth(n.0);
+        }
+        if let Some(n) = m.disk_capacity {
+            b = b.disk(etwsim::Disk::Virtual(etwsim::VirtualDisk::with_capacity(
+                n.0,
+            )));
+        }
+        let cap = m.journal_capacity.unwrap_or(DEFAULT_JOURNAL_CAPACITY);
+        if cap > MAX_JOURNAL_CAPACITY {
+            let at = self.section_span("machine").unwrap_or(0..0);
+            return Err(self.err(
+                &at,
+                "machine.journal_capacity",
+                format!("at most {MAX_JOURNAL_CAPACITY} entries"),
+            ));
+        }
+        b = b.journal(cap as usize);
+        // KernelBuilder::build is the one judge of the machine's values.
+        if let Err(e) = b.clone().build() {
+            let span = m.cpus.as_ref().map_or(0..0, span_of);
+            let at = self.section_span("machine").unwrap_or(span);
+            return Err(self.err(
+                &at,
+                "machine",
+                format!("the kernel refuses this machine: {e}"),
+            ));
+        }
+        Ok((b, cpus))
+    }
+
+    /// The span of `key = …` inside a table's span, for errors about a key whose value kept
+    /// no span of its own; the table's span if the key is not found on a line of its own.
+    fn key_span(&self, table: &Range<usize>, key: &str) -> Range<usize> {
+        // An array-of-tables element's span is its `[[…]]` header: its keys follow, up to
+        // the next header.
+        let text = &self.source.text;
+        let start = table.start.min(text.len());
+        let Some(rest) = text.get(start..) else {
+            return table.clone();
+        };
+        let mut at = start;
+        for (i, line) in rest.split_inclusive('\n').enumerate() {
+            let t = line.trim_start();
+            if i > 0 && t.starts_with('[') {
+                break;
+            }
+            if let Some(rest) = t.strip_prefix(key) {
+                if rest.trim_start().starts_with('=') {
+                    let col = line.len() - t.len();
+                    return at + col..at + col + key.len();
+                }
+            }
+            at += line.len();
+        }
+        table.clone()
+    }
+
+    /// The span of a `[name]` header, for errors about a whole table.
+    fn section_span(&self, name: &str) -> Option<Range<usize>> {
+        let header = format!("[{name}]");
+        let mut at = 0;
+        for line in self.source.text.split_inclusive('\n') {
+            if line.trim() == header {
+                return Some(at..at + line.len());
+            }
+            at += line.len();
+        }
+        None
+    }
+
+    fn process(
+        &self,
+        i: usize,
+        p: &Spanned<ProcessDef>,
+        cpus: u16,
+        before: &[Spanned<ProcessDef>],
+    ) -> R<ProcSpec> {
+        let key = format!("process[{}]", i + 1);
+        let d = p.get_ref();
+        let name = d.name.get_ref().trim().to_string();
+        if name.is_empty() || name.eq_ignore_ascii_case(SYSTEM_PROCESS) {
+            return Err(self.err(
+                &d.name.span(),
+                format!("{key}.name"),
+                format!("a process needs a name other than {SYSTEM_PROCESS:?} (which names the kernel's System process)"),
+            ));
+        }
+        if before
+            .iter()
+            .any(|b| b.get_ref().name.get_ref().trim() == name)
+        {
+            return Err(self.err(
+                &d.name.span(),
+                format!("{key}.name"),
+                format!("a second process named {name:?}"),
+            ));
+        }
+        let account = d.account.clone().unwrap_or_else(|| name.clone());
+        let token_name = d
+            .token
+            .as_ref()
+            .map_or("user".to_string(), |t| t.get_ref().to_ascii_lowercase());
+        let mut token = match token_name.as_str() {
+            "user" => Token::user(&account),
+            "admin" | "administrator" => Token::administrator(&account),
+            "system" | "local_system" => Token::local_system(),
+            "local_service" => Token::local_service(),
+            "network_service" => Token::network_service(),
+            other => {
+                let span = d.token.as_ref().map_or(p.span(), span_of);
+                return Err(self.err(
+                    &span,
+                    format!("{key}.token"),
+                    format!("unknown token {other:?}: use user, admin, system, local_service or network_service"),
+                ));
+            }
+        };
+        if d.elevated == Some(false) {
+            token = token.unelevated();
+        }
+        let image = d.image.clone().unwrap_or_else(|| name.clone());
+        let mut spec = ProcessSpec::new(&image, token);
+        if let Some(pid) = d.pid {
+            spec = spec.pid(pid);
+        }
+        match (&d.package_id, &d.package_app_id) {
+            (None, None) => {}
+            (id, app) => {
+                spec = spec.package(
+                    id.as_deref().unwrap_or_default(),
+                    app.as_deref().unwrap_or_default(),
+                );
+            }
+        }
+        if d.inprivate {
+            spec = spec.inprivate();
+        }
+        let mut threads: Vec<(String, u16)> = Vec::new();
+        for (j, t) in d.threads.iter().enumerate() {
+            let td = t.get_ref();
+            let tkey = format!("{key}.threads[{}]", j + 1);
+            if *td.cpu.get_ref() >= cpus {
+                return Err(self.err(
+                    &td.cpu.span(),
+                    format!("{tkey}.cpu"),
+                    format!(
+                        "CPU {} does not exist: the machine has {cpus} (0 to {})",
+                        td.cpu.get_ref(),
+                        cpus - 1
+                    ),
+                ));
+            }
+            if threads.iter().any(|(n, _)| *n == td.name) {
+                return Err(self.err(
+                    &t.span(),
+                    tkey,
+                    format!("a second thread named {:?}", td.name),
+                ));
+            }
+            threads.push((td.name.clone(), *td.cpu.get_ref()));
+        }
+        Ok(ProcSpec {
+            line: self.source.line(&p.span()),
+            name,
+            spec,
+            threads,
+        })
+    }
+
+    fn proc_ref(&self, name: &Spanned<String>, key: &str, processes: &[ProcSpec]) -> R<ProcRef> {
+        let n = name.get_ref().trim();
+        if n.eq_ignore_ascii_case(SYSTEM_PROCESS) {
+            return Ok(None);
+        }
+        processes
+            .iter()
+            .position(|p| p.name == n)
+            .map(Some)
+            .ok_or_else(|| {
+                self.err(
+                    &name.span(),
+                    key,
+                    format!("no process named {n:?} (declare it in a [[process]] table, or use {SYSTEM_PROCESS:?})"),
+                )
+            })
+    }
+
+    fn provider(
+        &self,
+        i: usize,
+        p: &Spanned<ProviderDef>,
+        processes: &[ProcSpec],
+        before: &[ProvSpec],
+    ) -> R<ProvSpec> {
+        let key = format!("provider[{}]", i + 1);
+        let d = p.get_ref();
+        let name = d.name.get_ref().trim().to_string();
+        if name.is_empty() {
+            return Err(self.err(
+                &d.name.span(),
+                format!("{key}.name"),
+                "a provider needs a name",
+            ));
+        }
+        if before.iter().any(|b| b.name == name) {
+            return Err(self.err(
+                &d.name.span(),
+                format!("{key}.name"),
+                format!("a second provider named {name:?}"),
+            ));
+        }
+        let manifest = match &d.manifest {
+            None => {
+                if let Some(mp) = &d.manifest_provider {
+                    return Err(self.err(
+                        &mp.span(),
+                        format!("{key}.manifest_provider"),
+                        "manifest_provider needs a manifest",
+                    ));
+                }
+                None
+            }
+            Some(path) => {
+                Some(self.manifest_provider(&key, path, d.manifest_provider.as_ref(), &name)?)
+            }
+        };
+        let guid = match (d.guid, &manifest) {
+            (Some(g), Some(m)) if g.0 != m.guid => {
+                return Err(self.err(
+                    &p.span(),
+                    format!("{key}.guid"),
+                    format!(
+                        "guid {} differs from the manifest's {} for {:?}",
+                        g.0, m.guid, m.name
+                    ),
+                ));
+            }
+            (Some(g), _) => g.0,
+            (None, Some(m)) => m.guid,
+            (None, None) => Guid::from_provider_name(&name),
+        };
+        if guid == Guid::NULL {
+            return Err(self.err(
+                &p.span(),
+                format!("{key}.guid"),
+                "GUID_NULL cannot be registered",
+            ));
+        }
+        if before.iter().any(|b| b.guid == guid) {
+            return Err(self.err(
+                &p.span(),
+                format!("{key}.guid"),
+                format!("provider {name:?} has the GUID {guid} of an earlier provider"),
+            ));
+        }
+        let regs = match (&d.process, &d.processes) {
+            (Some(one), None) => vec![self.proc_ref(one, &format!("{key}.process"), processes)?],
+            (None, Some(list)) => {
+                let mut regs = Vec::new();
+                for n in list.get_ref() {
+                    let s = Spanned::new(list.span(), n.clone());
+                    let r = self.proc_ref(&s, &format!("{key}.processes"), processes)?;
+                    if regs.contains(&r) {
+                        return Err(self.err(
+                            &list.span(),
+                            format!("{key}.processes"),
+                            format!("process {n:?} is listed twice"),
+                        ));
+                    }
+                    regs.push(r);
+                }
+                if regs.is_empty() {
+                    return Err(self.err(
+                        &list.span(),
+                        format!("{key}.processes"),
+                        "an empty list",
+                    ));
+                }
+                regs
+            }
+            (Some(one), Some(_)) => {
+                return Err(self.err(
+                    &one.span(),
+                    format!("{key}.process"),
+                    "give `process` or `processes`, not both",
+                ));
+            }
+            (None, None) => {
+                return Err(self.err(
+                    &d.name.span(),
+                    key,
+                    "a provider needs the process that registers it: `process = \"app\"` (or `processes = [...]`)",
+                ));
+            }
+        };
+        Ok(ProvSpec {
+            line: self.source.line(&p.span()),
+            name,
+            guid,
+            manifest,
+            regs,
+        })
+    }
+
+    fn manifest_provider(
+        &self,
+        key: &str,
+        path: &Spanned<String>,
+        which: Option<&Spanned<String>>,
+        name: &str,
+    ) -> R<manifest::Provider> {
+        let full = self.base_dir.join(path.get_ref());
+        let bytes = std::fs::read(&full).map_err(|e| {
+            self.err(
+                &path.span(),
+                format!("{key}.manifest"),
+                format!("cannot read manifest {}: {e}", full.display()),
+            )
+        })?;
+        let m: Manifest = manifest::load_manifest(&bytes).map_err(|e| {
+            self.err(
+                &path.span(),
+                format!("{key}.manifest"),
+                format!("manifest {}: {e}", full.display()),
+            )
+        })?;
+        let found = match which {
+            Some(w) => {
+                let wanted = w.get_ref().trim();
+                let by_guid = wanted.parse::<Guid>().ok();
+                m.providers
+                    .iter()
+                    .find(|p| p.name == wanted || Some(p.guid) == by_guid)
+                    .ok_or_else(|| {
+                        self.err(
+                            &w.span(),
+                            format!("{key}.manifest_provider"),
+                            format!("the manifest has no provider {wanted:?}"),
+                        )
+                    })?
+            }
+            None => match m.provider_named(name) {
+                Some(p) => p,
+                None if m.providers.len() == 1 => &m.providers[0],
+                None => {
+                    return Err(self.err(
+                        &path.span(),
+                        format!("{key}.manifest"),
+                        format!(
+                            "the manifest has {} providers and none named {name:?}: say which with manifest_provider",
+                            m.providers.len()
+                        ),
+                    ));
+                }
+            },
+        };
+        Ok(found.clone())
+    }
+
+    fn session(
+        &self,
+        i: usize,
+        s: &Spanned<SessionDef>,
+        processes: &[ProcSpec],
+        before: &[SessSpec],
+    ) -> R<(SessSpec, bool)> {
+        let key = format!("session[{}]", i + 1);
+        let d = s.get_ref();
+        let name = d.name.get_ref().clone();
+        if before.iter().any(|b| b.name.eq_ignore_ascii_case(&name)) {
+            return Err(self.err(
+                &d.name.span(),
+                format!("{key}.name"),
+                format!("a second session named {name:?} (session names are case-insensitive)"),
+            ));
+        }
+        let mode = match &d.mode {
+            None => None,
+            Some(m) => Some(LogFileMode::from_bits_retain(
+                resolve_flags(
+                    m.get_ref(),
+                    &mode_names(),
+                    &["EVENT_TRACE_FILE_MODE_", "EVENT_TRACE_"],
+                    &["_MODE"],
+                )
+                .map_err(|msg| self.err(&m.span(), format!("{key}.mode"), msg))?,
+            )),
+        };
+        let clock = match &d.clock {
+            None => None,
+            Some(c) => Some(match c.get_ref() {
+                NameOrNumber::Number(n) => u32::try_from(*n)
+                    .ok()
+                    .and_then(ClockType::from_raw)
+                    .ok_or_else(|| {
+                        self.err(
+                            &c.span(),
+                            format!("{key}.clock"),
+                            format!(
+                                "clock type {n}: use 1 (QPC), 2 (system time) or 3 (CPU cycle)"
+                            ),
+                        )
+                    })?,
+                NameOrNumber::Name(n) => {
+                    match n.to_ascii_lowercase().replace(['-', ' '], "_").as_str() {
+                        "qpc" => ClockType::Qpc,
+                        "system_time" | "systemtime" => ClockType::SystemTime,
+                        "cpu_cycle" | "cpucycle" => ClockType::CpuCycle,
+                        other => {
+                            return Err(self.err(
+                                &c.span(),
+                                format!("{key}.clock"),
+                                format!(
+                                    "unknown clock {other:?}: use qpc, system_time or cpu_cycle"
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }),
+        };
+        let caller = match &d.caller {
+            None => None,
+            Some(c) => self.proc_ref(c, &format!("{key}.caller"), processes)?,
+        };
+        let log_file = d.log_file.as_ref().map(|f| f.get_ref().clone());
+        let spec = SessSpec {
+            memory_sink: d
+                .memory_sink
+                .unwrap_or(log_file.is_none() && d.buffering && !d.real_time),
+            name,
+            guid: d.guid.map(|g| g.0),
+            log_file,
+            mode,
+            real_time: d.real_time,
+            buffering: d.buffering,
+            buffer_size_kb: d.buffer_size_kb,
+            minimum_buffers: d.minimum_buffers,
+            maximum_buffers: d.maximum_buffers,
+            maximum_file_size: d.maximum_file_size,
+            flush_timer: d.flush_timer,
+            clock,
+            enable_flags: d
+                .enable_flags
+                .map(|n| {
+                    u32::try_from(n.0).map_err(|_| {
+                        self.err(
+                            &s.span(),
+                            format!("{key}.enable_flags"),
+                            "does not fit 32 bits",
+                        )
+                    })
+                })
+                .transpose()?,
+            caller,
+        };
+        Ok((spec, d.autostart.unwrap_or(true)))
+    }
+
+    fn error_match(&self, e: Option<&Spanned<NameOrNumber>>) -> Option<ErrorMatch> {
+        e.map(|e| match e.get_ref() {
+            NameOrNumber::Number(n) => ErrorMatch::Code(u32::try_from(*n).unwrap_or(u32::MAX)),
+            NameOrNumber::Name(n) => ErrorMatch::Name(n.clone()),
+        })
+    }
+
+    fn keyword(
+        &self,
+        kv: &KeywordValue,
+        span: &Range<usize>,
+        key: &str,
+        provider: &ProvSpec,
+    ) -> R<u64> {
+        let mut mask = 0u64;
+        for part in &kv.0 {
+            match part {
+                KeywordPart::Mask(m) => mask |= m,
+                KeywordPart::Name(n) => {
+                    let Some(m) = &provider.manifest else {
+                        return Err(self.err(
+                            span,
+                            key,
+                            format!(
+                                "keyword name {n:?}: names come from a manifest, and provider {:?} has none (give a number)",
+                                provider.name
+                            ),
+                        ));
+                    };
+                    mask |= m.keyword(n).ok_or_else(|| {
+                        let known: Vec<&str> = m.keywords.iter().map(|k| k.name.as_str()).collect();
+                        self.err(
+                            span,
+                            key,
+                            format!(
+                                "the manifest of {:?} has no keyword {n:?} (it has: {})",
+                                provider.name,
+                                known.join(", ")
+                            ),
+                        )
+                    })?;
+                }
+            }
+        }
+        Ok(mask)
+    }
+
+    fn enable(&self, key: &str, e: &EnableDef, ctx: &Names<'_>) -> R<EnableSpec> {
+        let session = ctx.session(self, &e.session, &format!("{key}.session"))?;
+        let provider = ctx.provider(self, &e.provider, &format!("{key}.provider"))?;
+        let p = &ctx.providers[provider];
+        let any = match &e.any {
+            Some(a) => self.keyword(a.get_ref(), &a.span(), &format!("{key}.any"), p)?,
+            None => 0,
+        };
+        let all = match &e.all {
+            Some(a) => self.keyword(a.get_ref(), &a.span(), &format!("{key}.all"), p)?,
+            None => 0,
+        };
+        let properties = match &e.properties {
+            Some(f) => EnableProperty::from_bits_retain(
+                resolve_flags(
+                    f.get_ref(),
+                    &property_names(),
+                    &["EVENT_ENABLE_PROPERTY_"],
+                    &[],
+                )
+                .map_err(|m| self.err(&f.span(), format!("{key}.properties"), m))?,
+            ),
+            None => EnableProperty::empty(),
+        };
+        let filters = match &e.filter {
+            Some(f) => self.filters(f.get_ref(), &f.span(), &format!("{key}.filter"), p, ctx)?,
+            None => Vec::new(),
+        };
+        Ok(EnableSpec {
+            session,
+            provider,
+            level: e.level.map_or(0, |l| l.0),
+            any,
+            all,
+            properties,
+            source_id: e.source_id.map_or(Guid::NULL, |g| g.0),
+            filters,
+        })
+    }
+
+    fn name_filter(
+        &self,
+        n: &NameFilterDef,
+        span: &Range<usize>,
+        key: &str,
+        p: &ProvSpec,
+    ) -> R<NameFilter> {
+        Ok(NameFilter {
+            match_any: Keyword(match &n.any {
+                Some(a) => self.keyword(a, span, &format!("{key}.any"), p)?,
+                None => 0,
+            }),
+            match_all: Keyword(match &n.all {
+                Some(a) => self.keyword(a, span, &format!("{key}.all"), p)?,
+                None => 0,
+            }),
+            level: Level(n.level.map_or(0, |l| l.0)),
+            filter_in: n.filter_in,
+            names: n.names.clone(),
+        })
+    }
+
+    fn hex(&self, text: &str, span: &Range<usize>, key: &str) -> R<Vec<u8>> {
+        let digits: String = text
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != ':' && *c != '-')
+            .collect();
+        let digits = digits.strip_prefix("0x").unwrap_or(&digits).to_string();
+        if digits.len() % 2 != 0 || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err(self.err(
+                span,
+                key,
+                "hex bytes are pairs of hex digits (\"01 02 ff\"), spaces allowed",
+            ));
+        }
+        Ok((0..digits.len())
+            .step_by(2)
+            .filter_map(|i| u8::from_str_radix(&digits[i..i + 2], 16).ok())
+            .collect())
+    }
+
+    fn filters(
+        &self,
+        f: &FilterDef,
+        span: &Range<usize>,
+        key: &str,
+        p: &ProvSpec,
+        ctx: &Names<'_>,
+    ) -> R<Vec<FilterSpec>> {
+        let mut out = Vec::new();
+        if let Some(pids) = &f.pids {
+            let mut refs = Vec::new();
+            for v in pids {
+                refs.push(match v {
+                    PidValue::Pid(n) => PidRef::Pid(*n),
+                    PidValue::Process(name) => PidRef::Process(self.proc_ref(
+                        &Spanned::new(span.clone(), name.clone()),
+                        &format!("{key}.pids"),
+                        ctx.processes,
+                    )?),
+                });
+            }
+            out.push(FilterSpec::Pids(refs));
+        }
+        let ready = |f: EventFilter| FilterSpec::Ready(f);
+        if let Some(s) = &f.executable {
+            out.push(ready(EventFilter::ExecutableName(s.clone())));
+        }
+        if let Some(s) = &f.package_id {
+            out.push(ready(EventFilter::PackageId(s.clone())));
+        }
+        if let Some(s) = &f.package_app_id {
+            out.push(ready(EventFilter::PackageAppId(s.clone())));
+        }
+        if let Some(ids) = &f.event_ids {
+            out.push(ready(EventFilter::EventId {
+                filter_in: true,
+                ids: ids.clone(),
+            }));
+        }
+        if let Some(ids) = &f.exclude_event_ids {
+            out.push(ready(EventFilter::EventId {
+                filter_in: false,
+                ids: ids.clone(),
+            }));
+        }
+        if let Some(n) = &f.event_names {
+            out.push(ready(EventFilter::EventName(self.name_filter(
+                n,
+                span,
+                &format!("{key}.event_names"),
+                p,
+            )?)));
+        }
+        if let Some(ids) = &f.stackwalk_ids {
+            out.push(ready(EventFilter::Stackwalk {
+                filter_in: true,
+                ids: ids.clone(),
+            }));
+        }
+        if let Some(ids) = &f.exclude_stackwalk_ids {
+            out.push(ready(EventFilter::Stackwalk {
+                filter_in: false,
+                ids: ids.clone(),
+            }));
+        }
+        if let Some(n) = &f.stackwalk_names {
+            out.push(ready(EventFilter::StackwalkName(self.name_filter(
+                n,
+                span,
+                &format!("{key}.stackwalk_names"),
+                p,
+            )?)));
+        }
+        if let Some(l) = &f.stackwalk_level_kw {
+            let k = format!("{key}.stackwalk_level_kw");
+            out.push(ready(EventFilter::StackwalkLevelKw {
+                match_any: Keyword(match &l.any {
+                    Some(a) => self.keyword(a, span, &format!("{k}.any"), p)?,
+                    None => 0,
+                }),
+                match_all: Keyword(match &l.all {
+                    Some(a) => self.keyword(a, span, &format!("{k}.all"), p)?,
+                    None => 0,
+                }),
+                level: Level(l.level.map_or(0, |v| v.0)),
+                filter_in: l.filter_in,
+            }));
+        }
+        if let Some(h) = &f.payload {
+            out.push(ready(EventFilter::Payload(self.hex(
+                h,
+                span,
+                &format!("{key}.payload"),
+            )?)));
+        }
+        if let Some(h) = &f.schematized {
+            out.push(ready(EventFilter::Schematized(self.hex(
+                h,
+                span,
+                &format!("{key}.schematized"),
+            )?)));
+        }
+        if let Some(h) = f.trace_handle {
+            out.push(ready(EventFilter::TraceHandle(h.0)));
+        }
+        Ok(out)
+    }
+
+    fn step(
+        &self,
+        i: usize,
+        s: &Spanned<StepDef>,
+        ctx: &Names<'_>,
+        cpus: u16,
+        budget: &mut Budget,
+    ) -> R<Action> {
+        let key = format!("step[{}]", i + 1);
+        let d = s.get_ref();
+        let span = s.span();
+        let line = self.source.line(&span);
+        let actions = d.actions();
+        let (action, target) = match actions.as_slice() {
+            [one] => *one,
+            [] => {
+                return Err(self.err(
+                    &span,
+                    key,
+                    format!(
+                        "a step needs one action key: {}",
+                        StepDef::ACTIONS.join(", ")
+                    ),
+                ));
+            }
+            [(a, _), (b, _), ..] => {
+                return Err(self.err(
+                    &span,
+                    key,
+                    format!("a step does one thing; this one has `{a}` and `{b}`: split it into two [[step]]s"),
+                ));
+            }
+        };
+        let allowed: &[&str] = match action {
+            "write" => &[
+                "process",
+                "cpu",
+                "thread",
+                "id",
+                "version",
+                "channel",
+                "level",
+                "opcode",
+                "task",
+                "keyword",
+                "count",
+                "every",
+                "payload_size",
+                "payload_text",
+                "payload_utf16",
+                "payload_hex",
+                "string",
+                "inprivate",
+                "filter_mask",
+            ],
+            "enable" => &[
+                "provider",
+                "level",
+                "any",
+                "all",
+                "properties",
+                "source_id",
+                "filter",
+                "expect_error",
+            ],
+            "disable" => &["provider", "expect_error"],
+            "update" => &[
+                "flush_timer",
+                "maximum_buffers",
+                "log_file",
+                "real_time",
+                "enable_flags",
+                "expect_error",
+            ],
+            "flush" | "stop" | "start" | "consume" => &["expect_error"],
+            _ => &[],
+        };
+        if let Some(extra) = d.options().into_iter().find(|k| !allowed.contains(k)) {
+            let takes = if allowed.is_empty() {
+                "no other key".to_string()
+            } else {
+                allowed.join(", ")
+            };
+            return Err(self.err(
+                &self.key_span(&span, extra),
+                format!("{key}.{extra}"),
+                format!("`{extra}` does not apply to a `{action}` step (it takes: {takes})"),
+            ));
+        }
+        let akey = format!("{key}.{action}");
+        // Set for every action that names something (`actions` says which).
+        let target = target
+            .cloned()
+            .unwrap_or_else(|| Spanned::new(span.clone(), String::new()));
+        let target = &target;
+        let kind = match action {
+            "write" => ActionKind::Write(self.write(&key, &span, target, d, ctx, cpus, budget)?),
+            "advance" => {
+                let dur = d.advance.map(|a| a.0).unwrap_or_default();
+                budget.time(dur, 1).map_err(|m| self.err(&span, &akey, m))?;
+                ActionKind::Advance(dur)
+            }
+            "run_logger" => {
+                if d.run_logger != Some(true) {
+                    return Err(self.err(&span, akey, "write `run_logger = true`"));
+                }
+                ActionKind::RunLogger
+            }
+            "reboot" => {
+                let at = d.reboot.as_ref().map_or(span.clone(), span_of);
+                return Err(self.err(
+                    &at,
+                    akey,
+                    "`reboot` is not available yet: a scenario runs one kernel from its start to its end and cannot reboot it (the kernel this crate was built on has no reboot); remove this step",
+                ));
+            }
+            "flush" => ActionKind::Flush(ctx.session(self, target, &akey)?),
+            "stop" => ActionKind::Stop(ctx.session(self, target, &akey)?),
+            "start" => ActionKind::Start(ctx.session(self, target, &akey)?),
+            "consume" => ActionKind::Consume(ctx.session(self, target, &akey)?),
+            "exit" => match self.proc_ref(target, &akey, ctx.processes)? {
+                Some(p) => ActionKind::Exit(p),
+                None => return Err(self.err(&span, akey, "the System process never exits")),
+            },
+            "update" => {
+                let session = ctx.session(self, target, &akey)?;
+                ActionKind::Update(
+                    session,
+                    SessionUpdate {
+                        flush_timer: d.flush_timer.unwrap_or(0),
+                        maximum_buffers: d.maximum_buffers.unwrap_or(0),
+                        log_file: d.log_file.clone(),
+                        real_time: d.real_time,
+                        enable_flags: d
+                            .enable_flags
+                            .map(|n| {
+                                u32::try_from(n.0).map_err(|_| {
+                                    self.err(
+                                        &span,
+                                        format!("{key}.enable_flags"),
+                                        "does not fit 32 bits",
+                                    )
+                                })
+                            })
+                            .transpose()?,
+                    },
+                )
+            }
+            "enable" | "disable" => {
+                let Some(provider) = &d.provider else {
+                    return Err(self.err(
+                        &span,
+                        format!("{key}.provider"),
+                        format!("an `{action}` step needs `provider`"),
+                    ));
+                };
+                let session = target;
+                if action == "disable" {
+                    ActionKind::Disable {
+                        session: ctx.session(self, session, &akey)?,
+                        provider: ctx.provider(self, provider, &format!("{key}.provider"))?,
+                    }
+                } else {
+                    let def = EnableDef {
+                        session: session.clone(),
+                        provider: provider.clone(),
+                        level: d.level,
+                        any: d.any.clone(),
+                        all: d.all.clone(),
+                        properties: d.properties.clone(),
+                        source_id: d.source_id,
+                        filter: None,
+                        expect_error: None,
+                    };
+                    let mut spec = self.enable(&key, &def, ctx)?;
+                    if let Some(f) = &d.filter {
+                        spec.filters = self.filters(
+                            f.get_ref(),
+                            &f.span(),
+                            &format!("{key}.filter"),
+                            &ctx.providers[spec.provider],
+                            ctx,
+                        )?;
+                    }
+                    ActionKind::Enable(spec)
+                }
+            }
+            other => return Err(self.err(&span, key, format!("unknown action {other}"))),
+        };
+        Ok(Action {
+            line,
+            key: akey,
+            kind,
+            expect_error: self.error_match(d.expect_error.as_ref()),
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write(
+        &self,
+        key: &str,
+        table: &Range<usize>,
+        pname: &Spanned<String>,
+        d: &StepDef,
+        ctx: &Names<'_>,
+        cpus: u16,
+        budget: &mut Budget,
+    ) -> R<WriteSpec> {
+        let provider = ctx.provider(self, pname, &format!("{key}.write"))?;
+        let p = &ctx.providers[provider];
+        let (reg, process) = match &d.process {
+            Some(name) => {
+                let r = self.proc_ref(name, &format!("{key}.process"), ctx.processes)?;
+                let reg = p.regs.iter().position(|x| *x == r).ok_or_else(|| {
+                    self.err(
+                        &name.span(),
+                        format!("{key}.process"),
+                        format!(
+                            "provider {:?} is not registered in process {:?}",
+                            p.name,
+                            name.get_ref()
+                        ),
+                    )
+                })?;
+                (reg, r)
+            }
+            None if p.regs.len() == 1 => (0, p.regs[0]),
+            None => {
+                return Err(self.err(
+                    &pname.span(),
+                    format!("{key}.process"),
+                    format!("provider {:?} is registered in {} processes: say which writes with `process`", p.name, p.regs.len()),
+                ));
+            }
+        };
+        let thread = match (&d.cpu, &d.thread) {
+            (Some(c), None) => {
+                if *c.get_ref() >= cpus {
+                    return Err(self.err(
+                        &c.span(),
+                        format!("{key}.cpu"),
+                        format!(
+                            "CPU {} does not exist: the machine has {cpus} (0 to {})",
+                            c.get_ref(),
+                            cpus - 1
+                        ),
+                    ));
+                }
+                ThreadSel::Cpu(*c.get_ref())
+            }
+            (None, Some(t)) => {
+                let threads = process.map_or(&[][..], |i| &ctx.processes[i].threads[..]);
+                let idx = threads.iter().position(|(n, _)| n == t.get_ref()).ok_or_else(|| {
+                    self.err(
+                        &t.span(),
+                        format!("{key}.thread"),
+                        format!("the writing process has no thread named {:?} (declare it in its `threads`)", t.get_ref()),
+                    )
+                })?;
+                ThreadSel::Named(idx)
+            }
+            (None, None) => ThreadSel::Main,
+            (Some(c), Some(_)) => {
+                return Err(self.err(
+                    &c.span(),
+                    format!("{key}.cpu"),
+                    "give `cpu` or `thread`, not both",
+                ));
+            }
+        };
+        let id = d.id.unwrap_or(0);
+        let version = d.version.unwrap_or(0);
+        let from_manifest = p.manifest.as_ref().and_then(|m| m.event(id, version));
+        let keyword = match &d.keyword {
+            Some(k) => self.keyword(k.get_ref(), &k.span(), &format!("{key}.keyword"), p)?,
+            None => from_manifest.map_or(0, |e| e.keywords),
+        };
+        let descriptor = EventDescriptor {
+            id,
+            version,
+            channel: Channel(d.channel.or(from_manifest.map(|e| e.channel)).unwrap_or(0)),
+            level: Level(
+                d.level
+                    .map(|l: LevelValue| l.0)
+                    .or(from_manifest.map(|e| e.level))
+                    .unwrap_or(Level::INFORMATION.0),
+            ),
+            opcode: Opcode(d.opcode.or(from_manifest.map(|e| e.opcode)).unwrap_or(0)),
+            task: Task(d.task.or(from_manifest.map(|e| e.task)).unwrap_or(0)),
+            keyword: Keyword(keyword),
+        };
+        let payloads = [
+            d.payload_size.is_some(),
+            d.payload_text.is_some(),
+            d.payload_utf16.is_some(),
+            d.payload_hex.is_some(),
+            d.string.is_some(),
+        ];
+        if payloads.iter().filter(|x| **x).count() > 1 {
+            return Err(self.err(
+                &pname.span(),
+                key,
+                "give one of payload_size, payload_text, payload_utf16, payload_hex and string",
+            ));
+        }
+        let payload = if let Some(n) = d.payload_size {
+            if n > MAX_PAYLOAD {
+                return Err(self.err(
+                    table,
+                    format!("{key}.payload_size"),
+                    format!("at most {MAX_PAYLOAD} bytes"),
+                ));
+            }
+            Payload::Size(n)
+        } else if let Some(t) = &d.payload_text {
+            Payload::Bytes(t.as_bytes().to_vec())
+        } else if let Some(t) = &d.payload_utf16 {
+            Payload::Bytes(
+                t.encode_utf16()
+                    .chain(std::iter::once(0))
+                    .flat_map(u16::to_le_bytes)
+                    .collect(),
+            )
+        } else if let Some(h) = &d.payload_hex {
+            Payload::Bytes(self.hex(h.get_ref(), &h.span(), &format!("{key}.payload_hex"))?)
+        } else {
+            Payload::Bytes(Vec::new())
+        };
+        if d.string.is_some()
+            && (d.id.is_some() || d.inprivate.is_some() || d.filter_mask.is_some())
+        {
+            return Err(self.err(
+                &pname.span(),
+                key,
+                "a `string` write is EventWriteString: id 0, and no inprivate or filter_mask",
+            ));
+        }
+        let count = d.count.unwrap_or(1);
+        if count == 0 {
+            return Err(self.err(table, format!("{key}.count"), "count must be at least 1"));
+        }
+        budget
+            .writes(count)
+            .map_err(|m| self.err(table, format!("{key}.count"), m))?;
+        let every = d.every.map(|e| e.0);
+        if let Some(e) = every {
+            budget
+                .time(e, count)
+                .map_err(|m| self.err(table, format!("{key}.every"), m))?;
+        }
+        Ok(WriteSpec {
+            provider,
+            reg,
+            process,
+            thread,
+            descriptor,
+            count,
+            every,
+            payload,
+            string: d.string.clone(),
+            inprivate: d.inprivate.unwrap_or(false),
+            filter_mask: d.filter_mask.map_or(0, |n| n.0),
+        })
+    }
+
+    fn expectations(&self, f: &ScenarioFile, ctx: &Names<'_>) -> R<Vec<Expectation>> {
+        let mut out = Vec::new();
+        for (i, e) in f.expect.session.iter().enumerate() {
+            self.expect_session(i, e, ctx, &mut out)?;
+        }
+        for (i, e) in f.expect.total.iter().enumerate() {
+            self.expect_total(i, e, &mut out)?;
+        }
+        for (i, e) in f.expect.callbacks.iter().enumerate() {
+            self.expect_callbacks(i, e, ctx, &mut out)?;
+        }
+        for (i, e) in f.expect.file.iter().enumerate() {
+            self.expect_file(i, e, &mut out)?;
+        }
+        for (i, e) in f.expect.journal.iter().enumerate() {
+            self.expect_journal(i, e, ctx, &mut out)?;
+        }
+        out.sort_by_key(|e| e.line);
+        Ok(out)
+    }
+
+    fn expect_session(
+        &self,
+        i: usize,
+        e: &Spanned<ExpectSession>,
+        ctx: &Names<'_>,
+        out: &mut Vec<Expectation>,
+    ) -> R<()> {
+        let key = format!("expect.session[{}]", i + 1);
+        let d = e.get_ref();
+        let session = ctx.session(self, &d.name, &format!("{key}.name"))?;
+        let name = &ctx.sessions[session].name;
+        let line = self.source.line(&e.span());
+        let fields = [
+            (SessionField::Events, d.events, "events recorded"),
+            (SessionField::EventsLost, d.events_lost, "EventsLost"),
+            (
+                SessionField::BuffersWritten,
+                d.buffers_written,
+                "BuffersWritten",
+            ),
+            (
+                SessionField::LogBuffersLost,
+                d.log_buffers_lost,
+                "LogBuffersLost",
+            ),
+            (
+                SessionField::RealTimeBuffersLost,
+                d.real_time_buffers_lost,
+                "RealTimeBuffersLost",
+            ),
+            (
+                SessionField::Delivered,
+                d.delivered,
+                "events delivered to its consumer",
+            ),
+        ];
+        let before = out.len();
+        for (field, value, what) in fields {
+            if let Some(expected) = value {
+                out.push(Expectation {
+                    line,
+                    what: format!("session {name}: {what}"),
+                    check: Check::Session {
+                        session,
+                        field,
+                        expected,
+                    },
+                });
+            }
+        }
+        if out.len() == before {
+            return Err(self.err(&e.span(), key, "an expectation with nothing to check: give events, events_lost, buffers_written, log_buffers_lost, real_time_buffers_lost or delivered"));
+        }
+        Ok(())
+    }
+
+    fn expect_total(
+        &self,
+        i: usize,
+        e: &Spanned<ExpectTotal>,
+        out: &mut Vec<Expectation>,
+    ) -> R<()> {
+        let d = e.get_ref();
+        let line = self.source.line(&e.span());
+        let before = out.len();
+        for (field, value, what) in [
+            (
+                TotalField::Events,
+                d.events,
+                "events recorded, all sessions",
+            ),
+            (
+                TotalField::EventsLost,
+                d.events_lost,
+                "EventsLost, all sessions",
+            ),
+            (TotalField::Writes, d.writes, "writes"),
+            (
+                TotalField::WritesFailed,
+                d.writes_failed,
+                "writes that returned an error",
+            ),
+        ] {
+            if let Some(expected) = value {
+                out.push(Expectation {
+                    line,
+                    what: format!("total: {what}"),
+                    check: Check::Total { field, expected },
+                });
+            }
+        }
+        if out.len() == before {
+            return Err(self.err(&e.span(), format!("expect.total[{}]", i + 1), "an expectation with nothing to check: give events, events_lost, writes or writes_failed"));
+        }
+        Ok(())
+    }
+
+    fn expect_callbacks(
+        &self,
+        i: usize,
+        e: &Spanned<ExpectCallbacks>,
+        ctx: &Names<'_>,
+        out: &mut Vec<Expectation>,
+    ) -> R<()> {
+        let key = format!("expect.callbacks[{}]", i + 1);
+        let d = e.get_ref();
+        let provider = ctx.provider(self, &d.provider, &format!("{key}.provider"))?;
+        let p = &ctx.providers[provider];
+        let reg = match &d.process {
+            Some(n) => {
+                let r = self.proc_ref(n, &format!("{key}.process"), ctx.processes)?;
+                p.regs.iter().position(|x| *x == r).ok_or_else(|| {
+                    self.err(
+                        &n.span(),
+                        format!("{key}.process"),
+                        format!(
+                            "provider {:?} is not registered in {:?}",
+                            p.name,
+                            n.get_ref()
+                        ),
+                    )
+                })?
+            }
+            None if p.regs.len() == 1 => 0,
+            None => {
+                return Err(self.err(&d.provider.span(), format!("{key}.process"), format!("provider {:?} is registered in several processes: say which with `process`", p.name)));
+            }
+        };
+        let line = self.source.line(&e.span());
+        let index = d.index.as_ref().map(|x| *x.get_ref());
+        if index == Some(0) {
+            return Err(self.err(&e.span(), format!("{key}.index"), "index counts from 1"));
+        }
+        let which = index.map_or_else(
+            || "the last callback".to_string(),
+            |n| format!("callback #{n}"),
+        );
+        let before = out.len();
+        if let Some(expected) = d.count {
+            out.push(Expectation {
+                line,
+                what: format!("provider {}: enable callbacks", p.name),
+                check: Check::CallbackCount {
+                    provider,
+                    reg,
+                    expected,
+                },
+            });
+        }
+        for (field, value, what) in [
+            (
+                CallbackField::IsEnabled,
+                d.is_enabled.map(u128::from),
+                "IsEnabled",
+            ),
+            (
+                CallbackField::Level,
+                d.level.map(|l| u128::from(l.0)),
+                "Level",
+            ),
+            (
+                CallbackField::Any,
+                d.any.map(|n| u128::from(n.0)),
+                "MatchAnyKeyword",
+            ),
+            (
+                CallbackField::All,
+                d.all.map(|n| u128::from(n.0)),
+                "MatchAllKeyword",
+            ),
+            (
+                CallbackField::SourceId,
+                d.source_id.map(|g| g.0.as_u128()),
+                "SourceId",
+            ),
+        ] {
+            if let Some(expected) = value {
+                out.push(Expectation {
+                    line,
+                    what: format!("provider {}: {which}'s {what}", p.name),
+                    check: Check::CallbackValue {
+                        provider,
+                        reg,
+                        index,
+                        field,
+                        expected,
+                    },
+                });
+            }
+        }
+        if out.len() == before {
+            return Err(self.err(&e.span(), key, "an expectation with nothing to check: give count, is_enabled, level, any, all or source_id"));
+        }
+        Ok(())
+    }
+
+    fn expect_file(&self, i: usize, e: &Spanned<ExpectFile>, out: &mut Vec<Expectation>) -> R<()> {
+        let d = e.get_ref();
+        let path = d.path.get_ref().clone();
+        let line = self.source.line(&e.span());
+        let before = out.len();
+        for (field, value, what) in [
+            (FileField::Exists, d.exists.map(u64::from), "exists"),
+            (FileField::Records, d.records, "records"),
+            (
+                FileField::EventsLost,
+                d.events_lost,
+                "EventsLost in its header",
+            ),
+        ] {
+            if let Some(expected) = value {
+                out.push(Expectation {
+                    line,
+                    what: format!("file {path}: {what}"),
+                    check: Check::File {
+                        path: path.clone(),
+                        field,
+                        expected,
+                    },
+                });
+            }
+        }
+        if out.len() == before {
+            return Err(self.err(
+                &e.span(),
+                format!("expect.file[{}]", i + 1),
+                "an expectation with nothing to check: give exists, records or events_lost",
+            ));
+        }
+        Ok(())
+    }
+
+    fn expect_journal(
+        &self,
+        i: usize,
+        e: &Spanned<ExpectJournal>,
+        ctx: &Names<'_>,
+        out: &mut Vec<Expectation>,
+    ) -> R<()> {
+        let key = format!("expect.journal[{}]", i + 1);
+        let d = e.get_ref();
+        let kind = JOURNAL_KINDS
+            .iter()
+            .find(|k| k.eq_ignore_ascii_case(d.kind.get_ref().trim()))
+            .ok_or_else(|| {
+                self.err(
+                    &d.kind.span(),
+                    format!("{key}.kind"),
+                    format!(
+                        "unknown journal entry kind {:?}: use {}",
+                        d.kind.get_ref(),
+                        JOURNAL_KINDS.join(", ")
+                    ),
+                )
+            })?;
+        let provider = match &d.provider {
+            Some(p) => Some(ctx.providers[ctx.provider(self, p, &format!("{key}.provider"))?].guid),
+            None => None,
+        };
+        if d.recorded.is_some() && *kind != "Write" {
+            return Err(self.err(
+                &e.span(),
+                format!("{key}.recorded"),
+                "`recorded` selects a Write entry's verdicts: it needs kind = \"Write\"",
+            ));
+        }
+        let bounds = [
+            d.count.map(Bound::Exactly),
+            d.at_least.map(Bound::AtLeast),
+            d.at_most.map(Bound::AtMost),
+        ];
+        let given: Vec<Bound> = bounds.into_iter().flatten().collect();
+        let bound = match given.as_slice() {
+            [] => Bound::AtLeast(1),
+            [b] => *b,
+            _ => return Err(self.err(&e.span(), key, "give one of count, at_least and at_most")),
+        };
+        let matcher = JournalMatch {
+            kind,
+            session: d.session.clone(),
+            provider,
+            rule: d.rule.clone(),
+            recorded: d.recorded,
+            counter: d.counter.clone(),
+            call: d.call.clone(),
+            result: d.result.clone(),
+            contains: d.contains.clone(),
+        };
+        let mut what = format!("journal: {kind} entries");
+        for (k, v) in [
+            ("session", &d.session),
+            (
+                "provider",
+                &d.provider.as_ref().map(|p| p.get_ref().clone()),
+            ),
+            ("rule", &d.rule),
+            ("recorded", &d.recorded.map(|r| r.to_string())),
+            ("counter", &d.counter),
+            ("call", &d.call),
+            ("result", &d.result),
+            ("containing", &d.contains),
+        ] {
+            if let Some(v) = v {
+                what.push_str(&format!(" {k} {v:?}"));
+            }
+        }
+        out.push(Expectation {
+            line: self.source.line(&e.span()),
+            what,
+            check: Check::Journal { matcher, bound },
+        });
+        Ok(())
+    }
+}
+
+/// The declared names a reference may use.
+struct Names<'a> {
+    processes: &'a [ProcSpec],
+    providers: &'a [ProvSpec],
+    sessions: &'a [SessSpec],
+}
+
+impl Names<'_> {
+    fn session(&self, l: &Loader, name: &Spanned<String>, key: &str) -> R<usize> {
+        let n = name.get_ref();
+        self.sessions
+            .iter()
+            .position(|s| s.name.eq_ignore_ascii_case(n))
+            .ok_or_else(|| {
+                let known: Vec<&str> = self.sessions.iter().map(|s| s.name.as_str()).collect();
+                l.err(
+                    &name.span(),
+                    key,
+                    format!(
+                        "no session named {n:?} (declared: {})",
+                        if known.is_empty() {
+                            "none".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    ),
+                )
+            })
+    }
+
+    fn provider(&self, l: &Loader, name: &Spanned<String>, key: &str) -> R<usize> {
+        let n = name.get_ref();
+        self.providers
+            .iter()
+            .position(|p| p.name == *n)
+            .ok_or_else(|| {
+                let known: Vec<&str> = self.providers.iter().map(|p| p.name.as_str()).collect();
+                l.err(
+                    &name.span(),
+                    key,
+                    format!(
+                        "no provider named {n:?} (declared: {})",
+                        if known.is_empty() {
+                            "none".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    ),
+                )
+            })
+    }
+}
+
+/// What the steps add up to, against [`MAX_WRITES`] and [`MAX_VIRTUAL_TIME`].
+#[derive(Default)]
+struct Budget {
+    writes: u64,
+    time: Duration,
+}
+
+impl Budget {
+    fn writes(&mut self, n: u64) -> Result<(), String> {
+        self.writes = self
+            .writes
+            .checked_add(n)
+            .filter(|w| *w <= MAX_WRITES)
+            .ok_or_else(|| format!("the scenario writes more than {MAX_WRITES} events in all"))?;
+        Ok(())
+    }
+
+    fn time(&mut self, d: Duration, times: u64) -> Result<(), String> {
+        let add = u32::try_from(times)
+            .ok()
+            .and_then(|t| d.checked_mul(t))
+            .and_then(|x| self.time.checked_add(x))
+            .filter(|t| *t <= MAX_VIRTUAL_TIME)
+            .ok_or_else(|| {
+                "the scenario moves through more than ten years of virtual time".to_string()
+            })?;
+        self.time = add;
+        Ok(())
+    }
+}
+
+impl StepDef {
+    /// Every action key, in the order the docs list them.
+    pub(crate) const ACTIONS: [&'static str; 12] = [
+        "write",
+        "advance",
+        "run_logger",
+        "flush",
+        "update",
+        "stop",
+        "start",
+        "enable",
+        "disable",
+        "consume",
+        "exit",
+        "reboot",
+    ];
+
+    /// The action keys that are set, with the name they give (a provider, session or
+    /// process) where they give one.
+    fn actions(&self) -> Vec<(&'static str, Option<&Spanned<String>>)> {
+        let set = [
+            (self.write.is_some(), self.write.as_ref()),
+            (self.advance.is_some(), None),
+            (self.run_logger.is_some(), None),
+            (self.flush.is_some(), self.flush.as_ref()),
+            (self.update.is_some(), self.update.as_ref()),
+            (self.stop.is_some(), self.stop.as_ref()),
+            (self.start.is_some(), self.start.as_ref()),
+            (self.enable.is_some(), self.enable.as_ref()),
+            (self.disable.is_some(), self.disable.as_ref()),
+            (self.consume.is_some(), self.consume.as_ref()),
+            (self.exit.is_some(), self.exit.as_ref()),
+            (self.reboot.is_some(), None),
+        ];
+        Self::ACTIONS
+            .iter()
+            .zip(set)
+            .filter_map(|(n, (s, v))| s.then_some((*n, v)))
+            .collect()
+    }
+
+    /// The non-action keys that are set.
+    fn options(&self) -> Vec<&'static str> {
+        let set: [(&'static str, bool); 31] = [
+            ("process", self.process.is_some()),
+            ("cpu", self.cpu.is_some()),
+            ("thread", self.thread.is_some()),
+            ("id", self.id.is_some()),
+            ("version", self.version.is_some()),
+            ("channel", self.channel.is_some()),
+            ("level", self.level.is_some()),
+            ("opcode", self.opcode.is_some()),
+            ("task", self.task.is_some()),
+            ("keyword", self.keyword.is_some()),
+            ("count", self.count.is_some()),
+            ("every", self.every.is_some()),
+            ("payload_size", self.payload_size.is_some()),
+            ("payload_text", self.payload_text.is_some()),
+            ("payload_utf16", self.payload_utf16.is_some()),
+            ("payload_hex", self.payload_hex.is_some()),
+            ("string", self.string.is_some()),
+            ("inprivate", self.inprivate.is_some()),
+            ("filter_mask", self.filter_mask.is_some()),
+            ("provider", self.provider.is_some()),
+            ("any", self.any.is_some()),
+            ("all", self.all.is_some()),
+            ("properties", self.properties.is_some()),
+            ("source_id", self.source_id.is_some()),
+            ("filter", self.filter.is_some()),
+            ("flush_timer", self.flush_timer.is_some()),
+            ("maximum_buffers", self.maximum_buffers.is_some()),
+            ("log_file", self.log_file.is_some()),
+            ("real_time", self.real_time.is_some()),
+            ("enable_flags", self.enable_flags.is_some()),
+            ("expect_error", self.expect_error.is_some()),
+        ];
+        set.into_iter()
+            .filter_map(|(n, s)| s.then_some(n))
+            .collect()
+    }
+}
