@@ -193,7 +193,7 @@ impl fmt::Display for JournalEntry {
 fn result_text(r: &Result<(), Win32Error>) -> String {
     match r {
         Ok(()) => "ok".into(),
-        Err(e) => format!("{e:?} ({})", e.0),
+        Err(e) => format!("{e:?}"),
     }
 }
 
