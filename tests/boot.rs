@@ -452,3 +452,50 @@ fn the_report_has_one_json_line_per_session_with_the_values_in_force() {
     }
     assert!(m.report().to_string().contains("AutoLogger Js: started"));
 }
+
+// rule: SES-37
+#[test]
+fn a_nonstoppable_autologger_starts_refuses_stop_and_ends_at_shutdown() {
+    // EVENT_TRACE_NONSTOPPABLE_MODE (0x40) with SEQUENTIAL (0x1): AutoLoggers only.
+    let mut m = boot(
+        "nonstoppable",
+        reg(&session_key(
+            "Sentinel",
+            "\"Start\"=dword:00000001\r\n\"LogFileMode\"=dword:00000041",
+        )),
+    );
+    assert_eq!(status(&m, "Sentinel"), Some(0), "{}", m.report());
+    let s = m.session("Sentinel").expect("running");
+    assert!(
+        s.query()
+            .unwrap()
+            .log_file_mode
+            .contains(LogFileMode::NONSTOPPABLE)
+    );
+    let before = m.kernel().snapshot();
+    let err = s.stop().unwrap_err();
+    assert_eq!(err.win32_code(), Win32Error::ERROR_ACCESS_DENIED);
+    assert!(s.is_running());
+    assert_eq!(
+        m.kernel().snapshot(),
+        before,
+        "the refused stop changed nothing"
+    );
+    // Anywhere but boot, StartTrace refuses the mode.
+    let admin = m
+        .kernel()
+        .spawn("x.exe", Token::administrator("a"))
+        .unwrap();
+    let err = m
+        .kernel()
+        .session("Other")
+        .mode(LogFileMode::NONSTOPPABLE | LogFileMode::REAL_TIME)
+        .caller(&admin)
+        .start()
+        .unwrap_err();
+    assert_eq!(err.win32_code(), Win32Error::ERROR_INVALID_PARAMETER);
+    // Shutdown stops it: the reboot's kernel starts it again.
+    m.reboot().expect("reboot");
+    assert_eq!(status(&m, "Sentinel"), Some(0));
+    assert!(m.session("Sentinel").unwrap().is_running());
+}

@@ -29,9 +29,10 @@
 //! | provider `{GUID}` subkeys | enabled with EnableTraceEx semantics (level, MatchAny, MatchAll, EnableProperty; no filters) as the System process: providers get enable callbacks, later registrations are pre-enabled | ALG-05, ALG-06, REG-23, REG-25 |
 //! | Global Logger | named `GlobalLogger` (logger id 1) or, with `EnableKernelFlags`, `NT Kernel Logger` with those flags; always a file; enables no provider (its `{GUID}` subkeys are for the providers to read) | ALG-09, ALG-10, REG-21, REG-22 |
 //!
-//! Not modelled: EVENT_TRACE_NONSTOPPABLE_MODE, which only AutoLoggers may use (ALG-06,
-//! SES-37) — StartTrace refuses it, so an AutoLogger asking for it gets Status
-//! `ERROR_INVALID_PARAMETER`; AutoLoggers get no kernel events either way (REG-24: the kernel
+//! EVENT_TRACE_NONSTOPPABLE_MODE, which only AutoLoggers may use (SES-37), is allowed here
+//! (StartTrace refuses it elsewhere); ControlTrace STOP of such a session is refused with
+//! `ERROR_ACCESS_DENIED` (the code is a choice) and shutdown stops it. Not modelled:
+//! AutoLoggers get no kernel events either way (REG-24: the kernel
 //! writes none yet); a lost real-time backing file (RTLostFile, ALG-07).
 //!
 //! # Windows paths on the host
@@ -539,7 +540,10 @@ impl Machine {
             if !s.is_running() {
                 continue;
             }
-            let _ = s.stop();
+            // A NONSTOPPABLE AutoLogger stops too: the machine is going down (SES-37).
+            let _ = s
+                .kernel()
+                .stop_trace_as(&s.caller, Target::Handle(s.handle()), true);
             if persistent {
                 let buffers = s.ctx.rt.take_backlog();
                 if !buffers.is_empty() {
@@ -841,7 +845,7 @@ impl Machine {
     fn start(&mut self, config: &SessionConfig, r: &mut SessionReport) -> Win32Error {
         r.requested = Some(config.clone());
         let system = self.kernel.system_process();
-        match self.kernel.start_trace(&system, config) {
+        match self.kernel.start_autologger(&system, config) {
             Ok(s) => {
                 r.in_force = s.query().ok();
                 r.status = Some(Win32Error::ERROR_SUCCESS);

@@ -219,6 +219,7 @@ pub(crate) fn validate(
     cfg: &SessionConfig,
     cpus: u16,
     kcfg: &crate::machine::kernel::KernelConfig,
+    autologger: bool,
 ) -> Result<Effective> {
     let name = cfg.name.as_str();
     if name.is_empty() {
@@ -265,7 +266,7 @@ pub(crate) fn validate(
     if m.contains(LogFileMode::RELOG) {
         return bad("EVENT_TRACE_RELOG_MODE is reserved for internal use");
     }
-    if m.contains(LogFileMode::NONSTOPPABLE) {
+    if m.contains(LogFileMode::NONSTOPPABLE) && !autologger {
         return bad("EVENT_TRACE_NONSTOPPABLE_MODE is supported only for AutoLogger sessions");
     }
     if let Some(why) = LogFileMode::conflict(m) {
@@ -1021,9 +1022,25 @@ impl Kernel {
         config: &SessionConfig,
         sink: Option<Box<dyn Sink>>,
     ) -> Result<Session> {
-        let r = self.start_trace_unjournaled(caller, config, sink);
+        let r = self.start_trace_unjournaled(caller, config, sink, false);
         self.note_control(
             || "StartTrace".to_string(),
+            || format!("{:?}", config.name),
+            &r,
+        );
+        r
+    }
+
+    /// StartTrace of an AutoLogger session at boot: as [`Kernel::start_trace`], and
+    /// EVENT_TRACE_NONSTOPPABLE_MODE is allowed (SES-37: AutoLoggers only).
+    pub(crate) fn start_autologger(
+        &self,
+        caller: &Process,
+        config: &SessionConfig,
+    ) -> Result<Session> {
+        let r = self.start_trace_unjournaled(caller, config, None, true);
+        self.note_control(
+            || "StartTrace (AutoLogger)".to_string(),
             || format!("{:?}", config.name),
             &r,
         );
@@ -1035,8 +1052,9 @@ impl Kernel {
         caller: &Process,
         config: &SessionConfig,
         sink: Option<Box<dyn Sink>>,
+        autologger: bool,
     ) -> Result<Session> {
-        let eff = validate(config, self.cpu_count(), self.config())?;
+        let eff = validate(config, self.cpu_count(), self.config(), autologger)?;
         let kernel = self.clone();
         let ctx = self.control(move |s: &mut State| {
             let rec = s.live_process(caller.start_key)?.clone();
@@ -1054,7 +1072,7 @@ impl Kernel {
                     *ctx.logger.lock() = Some(t);
                 }
                 Err(e) => {
-                    let _ = self.stop_trace(caller, Target::Handle(ctx.handle));
+                    let _ = self.stop_trace_as(caller, Target::Handle(ctx.handle), true);
                     return Err(Error::Other {
                         code: etwsim_types::Win32Error::ERROR_NO_SYSTEM_RESOURCES,
                         context: format!("the logger thread could not start: {e}"),
@@ -1178,10 +1196,29 @@ impl Kernel {
         caller: &Process,
         target: Target<'_>,
     ) -> Result<SessionProperties> {
+        self.stop_trace_as(caller, target, false)
+    }
+
+    /// ControlTrace(STOP); `shutdown`: the machine is shutting down, which stops even a
+    /// NONSTOPPABLE AutoLogger session (SES-37).
+    pub(crate) fn stop_trace_as(
+        &self,
+        caller: &Process,
+        target: Target<'_>,
+        shutdown: bool,
+    ) -> Result<SessionProperties> {
         let ctx = self.control(|s: &mut State| {
             let rec = s.live_process(caller.start_key)?.clone();
             let ctx = s.resolve(caller.start_key, target)?;
             check_control_access(s, &rec, &ctx, TraceControl::Stop)?;
+            if !shutdown && ctx.cfg.mode.contains(LogFileMode::NONSTOPPABLE) {
+                // SES-37 says only that the session cannot be stopped; the code is a choice.
+                return Err(Error::AccessDenied(format!(
+                    "{} is an AutoLogger session in EVENT_TRACE_NONSTOPPABLE_MODE: it stops \
+                     only when the machine shuts down",
+                    ctx.cfg.name
+                )));
+            }
             if ctx
                 .state
                 .compare_exchange(RUNNING, STOPPING, Ordering::SeqCst, Ordering::Acquire)
