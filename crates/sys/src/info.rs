@@ -6,7 +6,7 @@
 //! | TraceGuidQueryList (0) | every registered or pre-enabled GUID | — | — |
 //! | TraceGuidQueryInfo (1) | `TRACE_GUID_INFO` + instances + enable infos (PRV-29) | — | — |
 //! | TraceGuidQueryProcess (2) | the GUIDs this process registered | — | — |
-//! | TraceSystemTraceEnableFlagsInfo (4) | — | the session's EnableFlags | UPDATE of EnableFlags |
+//! | TraceSystemTraceEnableFlagsInfo (4) | — | a system logger's group mask (up to 8 ULONGs, KRN-06) | a system logger's group mask: 4 to 32 bytes in whole ULONGs (KRN-06) |
 //! | TraceMaxLoggersQuery (19) | — | `EtwMaxLoggers` | — |
 //! | any other known class | `ERROR_NOT_SUPPORTED` | `ERROR_NOT_SUPPORTED` | `ERROR_NOT_SUPPORTED` |
 //! | an unknown class | `ERROR_INVALID_PARAMETER` | `ERROR_INVALID_PARAMETER` | `ERROR_INVALID_PARAMETER` |
@@ -17,7 +17,7 @@ use crate::abi::*;
 use crate::controller::guid_arg;
 use crate::ffi_guard;
 use crate::machine::{Machine, machine};
-use etwsim::{Guid, SessionUpdate, Target, TraceControl, TraceHandle, Win32Error};
+use etwsim::{Guid, Target, TraceHandle, Win32Error};
 use std::ffi::c_void;
 
 const INVALID_PARAMETER: u32 = Win32Error::ERROR_INVALID_PARAMETER.code();
@@ -107,23 +107,11 @@ pub unsafe extern "system" fn EnumerateTraceGuidsEx(
     })
 }
 
-/// The session `handle` names, as the calling process sees it.
-fn session_properties(m: &Machine, handle: u64) -> Result<etwsim::SessionProperties, u32> {
-    m.kernel
-        .control_trace(
-            &m.process,
-            Target::Handle(TraceHandle(handle)),
-            TraceControl::Query,
-            None,
-        )
-        .map_err(|e| e.win32_code().code())
-}
-
 /// `TraceSetInformation(SessionHandle, InformationClass, TraceInformation,
-/// InformationLength)`: TraceSystemTraceEnableFlagsInfo (a ULONG, or the 8-ULONG group mask
-/// whose first ULONG is the flags) updates the session's EnableFlags as
-/// ControlTrace(UPDATE) would (SES-77); `ERROR_BAD_LENGTH` below 4 bytes,
-/// `ERROR_INVALID_PARAMETER` for NULL data; other known classes `ERROR_NOT_SUPPORTED`.
+/// InformationLength)`: TraceSystemTraceEnableFlagsInfo sets a system logger's group mask
+/// (4 to 32 bytes in whole ULONGs, word 0 the EnableFlags, missing words 0: KRN-06);
+/// `ERROR_BAD_LENGTH` for another length, `ERROR_INVALID_PARAMETER` for NULL data or a
+/// session that is not a system logger; other known classes `ERROR_NOT_SUPPORTED`.
 ///
 /// # Safety
 /// `TraceInformation` NULL or `InformationLength` readable bytes.
@@ -144,22 +132,23 @@ pub unsafe extern "system" fn TraceSetInformation(
                 if traceinformation.is_null() {
                     return INVALID_PARAMETER;
                 }
-                if informationlength < 4 {
+                if !(4..=32).contains(&informationlength) || informationlength % 4 != 0 {
                     return Win32Error::ERROR_BAD_LENGTH.code();
                 }
-                // SAFETY: at least 4 readable bytes (contract).
-                let flags = unsafe { traceinformation.cast::<u32>().read_unaligned() };
-                let update = SessionUpdate {
-                    enable_flags: Some(flags),
-                    ..SessionUpdate::default()
+                // SAFETY: `informationlength` (4 to 32) readable bytes (contract).
+                let mask = unsafe {
+                    std::slice::from_raw_parts(
+                        traceinformation.cast::<u8>(),
+                        informationlength as usize,
+                    )
                 };
-                match m.kernel.control_trace(
+                // KRN-06: the PERFINFO_GROUPMASK (word 0 = EnableFlags, missing words 0).
+                match m.kernel.set_system_trace_enable_flags(
                     &m.process,
                     Target::Handle(TraceHandle(sessionhandle.Value)),
-                    TraceControl::Update,
-                    Some(&update),
+                    mask,
                 ) {
-                    Ok(_) => 0,
+                    Ok(()) => 0,
                     Err(e) => e.win32_code().code(),
                 }
             }
@@ -195,7 +184,30 @@ pub unsafe extern "system" fn TraceQueryInformation(
         let value = match informationclass {
             TraceMaxLoggersQuery => Ok(m.kernel.config().max_loggers),
             TraceSystemTraceEnableFlagsInfo => {
-                session_properties(m, sessionhandle.Value).map(|p| p.enable_flags)
+                // KRN-06: the whole group mask, as many words as the buffer holds (up to 8).
+                let mask = match m.kernel.query_system_trace_enable_flags(
+                    &m.process,
+                    Target::Handle(TraceHandle(sessionhandle.Value)),
+                ) {
+                    Ok(mask) => mask.to_bytes(),
+                    Err(e) => return e.win32_code().code(),
+                };
+                if !returnlength.is_null() {
+                    // SAFETY: writable (contract).
+                    unsafe { returnlength.write_unaligned(32) };
+                }
+                if traceinformation.is_null() {
+                    return INVALID_PARAMETER;
+                }
+                if informationlength < 4 {
+                    return Win32Error::ERROR_BAD_LENGTH.code();
+                }
+                let n = (informationlength as usize).min(32) / 4 * 4;
+                // SAFETY: `informationlength` ≥ n writable bytes (contract).
+                unsafe {
+                    std::ptr::copy_nonoverlapping(mask.as_ptr(), traceinformation.cast::<u8>(), n)
+                };
+                return 0;
             }
             c if (0..MAX_TRACE_INFO_CLASS).contains(&c) => return NOT_SUPPORTED,
             _ => return INVALID_PARAMETER,

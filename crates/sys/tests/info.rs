@@ -233,3 +233,79 @@ fn trace_query_and_set_information_model_max_loggers_and_enable_flags() {
         "{code}"
     );
 }
+
+#[test]
+fn trace_set_information_sets_a_system_loggers_whole_group_mask() {
+    // rule: KRN-06
+    let _g = setup();
+    let mut p = PropsBuf::realtime();
+    p.props_mut().LogFileMode |= EVENT_TRACE_SYSTEM_LOGGER_MODE;
+    p.props_mut().EnableFlags = EVENT_TRACE_FLAG_PROCESS;
+    let mut sh = CONTROLTRACE_HANDLE::default();
+    let name = wide("sys-info-groupmask");
+    // SAFETY: valid pointers.
+    assert_eq!(unsafe { StartTraceW(&mut sh, name.as_ptr(), p.ptr()) }, OK);
+    // Word 0 the EnableFlags, word 1 a PERF_* group bit.
+    let mut mask = [0u32; 8];
+    mask[0] = EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD;
+    mask[1] = 0x0000_0004;
+    let mut back = [0xFFFF_FFFFu32; 8];
+    let mut len = 0u32;
+    // SAFETY: valid pointers of the sizes given.
+    unsafe {
+        let inp = mask.as_ptr().cast::<c_void>();
+        assert_eq!(
+            TraceSetInformation(sh, TraceSystemTraceEnableFlagsInfo, inp, 6),
+            BAD_LENGTH
+        );
+        assert_eq!(
+            TraceSetInformation(sh, TraceSystemTraceEnableFlagsInfo, inp, 36),
+            BAD_LENGTH
+        );
+        assert_eq!(
+            TraceSetInformation(sh, TraceSystemTraceEnableFlagsInfo, inp, 32),
+            OK
+        );
+        let out = back.as_mut_ptr().cast::<c_void>();
+        assert_eq!(
+            TraceQueryInformation(sh, TraceSystemTraceEnableFlagsInfo, out, 32, &mut len),
+            OK
+        );
+    }
+    assert_eq!((back, len), (mask, 32));
+    // Eight bytes (two words, as TraceEvent passes them): the missing words become 0.
+    // SAFETY: valid pointers of the sizes given.
+    unsafe {
+        let inp = mask.as_ptr().cast::<c_void>();
+        assert_eq!(
+            TraceSetInformation(sh, TraceSystemTraceEnableFlagsInfo, inp, 8),
+            OK
+        );
+        let out = back.as_mut_ptr().cast::<c_void>();
+        assert_eq!(
+            TraceQueryInformation(sh, TraceSystemTraceEnableFlagsInfo, out, 32, &mut len),
+            OK
+        );
+    }
+    assert_eq!(&back[..2], &mask[..2]);
+    assert!(back[2..].iter().all(|&w| w == 0));
+    assert_eq!(stop(sh.Value), OK);
+
+    // An ordinary session has no group mask.
+    let mut p = PropsBuf::realtime();
+    let mut oh = CONTROLTRACE_HANDLE::default();
+    let name = wide("sys-info-ordinary");
+    // SAFETY: valid pointers.
+    assert_eq!(unsafe { StartTraceW(&mut oh, name.as_ptr(), p.ptr()) }, OK);
+    // SAFETY: valid pointers of the sizes given.
+    let code = unsafe {
+        TraceSetInformation(
+            oh,
+            TraceSystemTraceEnableFlagsInfo,
+            mask.as_ptr().cast::<c_void>(),
+            4,
+        )
+    };
+    assert_eq!(code, INVALID_PARAMETER);
+    assert_eq!(stop(oh.Value), OK);
+}
