@@ -353,22 +353,28 @@ pub struct SystemTime {
 impl SystemTime {
     /// From the 16 wire bytes.
     pub fn from_bytes(b: [u8; 16]) -> SystemTime {
-        let w = |i: usize| u16::from_le_bytes([b[2 * i], b[2 * i + 1]]);
+        SystemTime::from_words(std::array::from_fn(|i| {
+            u16::from_le_bytes([b[2 * i], b[2 * i + 1]])
+        }))
+    }
+
+    /// From the eight words in wire order.
+    pub fn from_words(w: [u16; 8]) -> SystemTime {
         SystemTime {
-            year: w(0),
-            month: w(1),
-            day_of_week: w(2),
-            day: w(3),
-            hour: w(4),
-            minute: w(5),
-            second: w(6),
-            milliseconds: w(7),
+            year: w[0],
+            month: w[1],
+            day_of_week: w[2],
+            day: w[3],
+            hour: w[4],
+            minute: w[5],
+            second: w[6],
+            milliseconds: w[7],
         }
     }
 
-    /// The 16 wire bytes.
-    pub fn to_bytes(self) -> [u8; 16] {
-        let words = [
+    /// The eight words in wire order.
+    pub fn to_words(self) -> [u16; 8] {
+        [
             self.year,
             self.month,
             self.day_of_week,
@@ -377,9 +383,13 @@ impl SystemTime {
             self.minute,
             self.second,
             self.milliseconds,
-        ];
+        ]
+    }
+
+    /// The 16 wire bytes.
+    pub fn to_bytes(self) -> [u8; 16] {
         let mut out = [0; 16];
-        for (i, w) in words.iter().enumerate() {
+        for (i, w) in self.to_words().iter().enumerate() {
             out[2 * i..2 * i + 2].copy_from_slice(&w.to_le_bytes());
         }
         out

@@ -6,67 +6,8 @@ use etwsim_types::Guid;
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 
-/// `SYSTEMTIME`: eight little-endian u16 in the payload (DEC-09).
-#[doc(alias = "SYSTEMTIME")]
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
-pub struct SystemTime {
-    /// `wYear`.
-    pub year: u16,
-    /// `wMonth`, 1–12.
-    pub month: u16,
-    /// `wDayOfWeek`, 0 = Sunday.
-    pub day_of_week: u16,
-    /// `wDay`.
-    pub day: u16,
-    /// `wHour`.
-    pub hour: u16,
-    /// `wMinute`.
-    pub minute: u16,
-    /// `wSecond`.
-    pub second: u16,
-    /// `wMilliseconds`.
-    pub milliseconds: u16,
-}
-
-impl SystemTime {
-    /// From the eight words in payload order.
-    pub fn from_words(w: [u16; 8]) -> SystemTime {
-        SystemTime {
-            year: w[0],
-            month: w[1],
-            day_of_week: w[2],
-            day: w[3],
-            hour: w[4],
-            minute: w[5],
-            second: w[6],
-            milliseconds: w[7],
-        }
-    }
-
-    /// The eight words in payload order.
-    pub fn to_words(self) -> [u16; 8] {
-        [
-            self.year,
-            self.month,
-            self.day_of_week,
-            self.day,
-            self.hour,
-            self.minute,
-            self.second,
-            self.milliseconds,
-        ]
-    }
-}
-
-impl fmt::Display for SystemTime {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}",
-            self.year, self.month, self.day, self.hour, self.minute, self.second, self.milliseconds
-        )
-    }
-}
+/// `SYSTEMTIME` (DEC-09): the one type the MOF, manifest and TraceLogging decoders share.
+pub use crate::fields::SystemTime;
 
 /// One decoded value, its variant fixed by the field's [`InType`] (DEC-09).
 ///
