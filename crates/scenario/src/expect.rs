@@ -1,11 +1,15 @@
 //! Checking a run's expectations: each compares one number (or flag, or GUID) the run
 //! produced with the one the file expects, and keeps both for the report.
 
-use crate::run::{ExpectationResult, Outcome, OutputFile};
+use crate::run::{ExpectationResult, KernelEvent, Outcome, OutputFile};
 use crate::scenario::{
-    Bound, CallbackField, Check, FileField, JournalMatch, Scenario, SessionField, TotalField,
+    BootField, Bound, CallbackField, Check, FileField, JournalMatch, KernelMatch, Scenario,
+    SessionField, TotalField,
 };
-use etwsim::etl::LogFile;
+use etwsim::etl::{LogFile, ReadOptions, Reader, Record};
+use etwsim_decode::fields::Value;
+use etwsim_decode::fileio::{NameResolver, Policy};
+use etwsim_decode::mof;
 use etwsim::{Guid, JournalEntry, JournalEvent, Win32Error};
 use std::path::Path;
 
@@ -50,6 +54,161 @@ pub(crate) fn file_counts(files: &[OutputFile]) -> Vec<FileCount> {
             count
         })
         .collect()
+}
+
+/// The kernel (MOF) events of the log files whose header names `session`, decoded, oldest
+/// first within each file (files in name order). Records that are not kernel events, or do
+/// not decode, are left out.
+pub(crate) fn kernel_events(files: &[OutputFile], session: &str) -> Vec<KernelEvent> {
+    let mut out = Vec::new();
+    for f in files {
+        let Ok(file) = LogFile::from_bytes(&f.path, f.bytes.clone()) else {
+            continue;
+        };
+        if !file.header().logger_name.eq_ignore_ascii_case(session) {
+            continue;
+        }
+        let pointer_size = u8::try_from(file.header().pointer_size).unwrap_or(8);
+        let Ok(reader) = Reader::new(vec![file], ReadOptions::default()) else {
+            continue;
+        };
+        for r in reader {
+            let Ok(Record::Trace(t)) = r else { continue };
+            if let Ok(event) = mof::decode_system(t.hook_id, t.version, pointer_size, &t.payload) {
+                out.push(KernelEvent {
+                    time: t.timestamp.unwrap_or(0),
+                    pid: t.process_id.unwrap_or(0),
+                    event,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// How many of `events` `m` selects. File names are resolved with `m`'s policy — by default
+/// the file policy for a session that wrote files and TraceEvent's real-time one (names
+/// forgotten at Cleanup) for a real-time session — as a consumer does: in real time each
+/// event is named before it is observed; from a file, every event is observed first.
+fn count_kernel(m: &KernelMatch, events: &[KernelEvent], from_file: bool) -> u64 {
+    let policy = m.policy.unwrap_or(if from_file {
+        Policy::File
+    } else {
+        Policy::EvictAtCleanup
+    });
+    let mut names = NameResolver::new(policy);
+    if policy == Policy::File {
+        for e in events {
+            names.observe(&e.event, e.time);
+        }
+    }
+    let mut n = 0;
+    for e in events {
+        let name = if policy == Policy::File {
+            names.name_of(&e.event, e.time)
+        } else {
+            names.resolve(&e.event, e.time)
+        };
+        let schema = &e.event.schema;
+        if schema.class != m.class || m.opcode.is_some_and(|o| o != schema.event.opcode) {
+            continue;
+        }
+        if m.file_name.as_ref().is_some_and(|f| *f != name) {
+            continue;
+        }
+        let fields_ok = m.fields.iter().all(|(k, v)| {
+            e.event.get(k).is_some_and(|got| match got {
+                Value::Pointer(p) => v
+                    .strip_prefix("0x")
+                    .and_then(|h| u64::from_str_radix(h, 16).ok())
+                    == Some(*p),
+                other => other.to_string() == *v,
+            })
+        });
+        if fields_ok {
+            n += 1;
+        }
+    }
+    n
+}
+
+fn bounded(n: u64, bound: &Bound) -> (String, bool) {
+    match bound {
+        Bound::Exactly(x) => (x.to_string(), n == *x),
+        Bound::AtLeast(x) => (format!("at least {x}"), n >= *x),
+        Bound::AtMost(x) => (format!("at most {x}"), n <= *x),
+    }
+}
+
+fn check_boot(boot: Option<u32>, session: &str, field: &BootField, o: &Outcome) -> Verdict {
+    let fail = |expected: String, why: String| Verdict {
+        expected,
+        actual: why,
+        passed: false,
+    };
+    let expected = match field {
+        BootField::Started(b) => b.to_string(),
+        BootField::Status(e) => e.to_string(),
+        BootField::LogFile(f) => f.clone(),
+        BootField::FileCounter(c) => c.to_string(),
+        BootField::Note(_) | BootField::ModeHas(_) | BootField::ModeLacks(_) => "true".into(),
+        BootField::ProviderEnabled(_, b) => b.to_string(),
+        BootField::ProviderLevel(_, l) => l.to_string(),
+        BootField::ProviderAny(_, a) => format!("{a:#x}"),
+    };
+    let report = match boot {
+        None => o.boots.last(),
+        Some(b) => o.boots.iter().find(|r| r.boot == b),
+    };
+    let Some(report) = report else {
+        return fail(expected, format!("no such boot ({} booted)", o.boots.len()));
+    };
+    let Some(s) = report
+        .sessions
+        .iter()
+        .find(|s| s.key_name.eq_ignore_ascii_case(session) || s.name.eq_ignore_ascii_case(session))
+    else {
+        return fail(expected, "the registry has no such session".into());
+    };
+    let mode = s.in_force.as_ref().map(|p| p.log_file_mode.bits());
+    let provider = |g: &Guid| s.providers.iter().find(|p| p.guid == *g);
+    let actual: Result<String, String> = match field {
+        BootField::Started(_) => Ok(s.started().to_string()),
+        BootField::Status(want) => match s.status {
+            None => Err("no start was attempted".into()),
+            Some(code) if want.matches(code) => Ok(want.to_string()),
+            Some(code) => Ok(code.name().map_or_else(|| code.0.to_string(), str::to_string)),
+        },
+        BootField::LogFile(_) => s.log_file.clone().ok_or_else(|| "no log file".to_string()),
+        BootField::FileCounter(_) => s
+            .file_counter
+            .map(|c| c.to_string())
+            .ok_or_else(|| "no FileCounter (FileMax is 0)".to_string()),
+        BootField::Note(n) => Ok(s.overrides.iter().any(|o| o.contains(n.as_str())).to_string()),
+        BootField::ModeHas(m) => mode
+            .map(|b| (b & m == *m).to_string())
+            .ok_or_else(|| "the session did not start".to_string()),
+        BootField::ModeLacks(m) => mode
+            .map(|b| (b & m == 0).to_string())
+            .ok_or_else(|| "the session did not start".to_string()),
+        BootField::ProviderEnabled(g, _) => provider(g)
+            .map(|p| p.enabled.to_string())
+            .ok_or_else(|| format!("no provider subkey {g}")),
+        BootField::ProviderLevel(g, _) => provider(g)
+            .map(|p| p.level.to_string())
+            .ok_or_else(|| format!("no provider subkey {g}")),
+        BootField::ProviderAny(g, _) => provider(g)
+            .map(|p| format!("{:#x}", p.match_any))
+            .ok_or_else(|| format!("no provider subkey {g}")),
+    };
+    match actual {
+        Ok(a) => Verdict {
+            passed: a == expected,
+            expected,
+            actual: a,
+        },
+        Err(why) => fail(expected, why),
+    }
 }
 
 fn result_name(r: &Result<(), Win32Error>) -> String {
@@ -324,13 +483,29 @@ fn check_one(check: &Check, o: &Outcome, counts: &[FileCount]) -> Verdict {
                 }
             }
         }
+        Check::Kernel {
+            session,
+            matcher,
+            bound,
+        } => {
+            let s = &o.sessions[*session];
+            let from_file = counts.iter().any(|c| c.logger.eq_ignore_ascii_case(&s.name));
+            let n = count_kernel(matcher, &s.kernel_events, from_file);
+            let (expected, passed) = bounded(n, bound);
+            Verdict {
+                expected,
+                actual: n.to_string(),
+                passed,
+            }
+        }
+        Check::Boot {
+            boot,
+            session,
+            field,
+        } => check_boot(*boot, session, field, o),
         Check::Journal { matcher, bound } => {
             let n = o.journal.iter().filter(|e| matches(matcher, e)).count() as u64;
-            let (expected, passed) = match bound {
-                Bound::Exactly(x) => (x.to_string(), n == *x),
-                Bound::AtLeast(x) => (format!("at least {x}"), n >= *x),
-                Bound::AtMost(x) => (format!("at most {x}"), n <= *x),
-            };
+            let (expected, passed) = bounded(n, bound);
             let mut actual = n.to_string();
             if o.journal_dropped > 0 {
                 actual.push_str(&format!(

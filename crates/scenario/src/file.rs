@@ -56,6 +56,8 @@ pub(crate) struct Machine {
     pub drain_bandwidth: Option<Number>,
     pub disk_capacity: Option<Number>,
     pub journal_capacity: Option<u32>,
+    pub registry: Option<Spanned<String>>,
+    pub registry_text: Option<Spanned<String>>,
 }
 
 /// `[[process]]`.
@@ -74,6 +76,9 @@ pub(crate) struct ProcessDef {
     pub inprivate: bool,
     #[serde(default)]
     pub threads: Vec<Spanned<ThreadDef>>,
+    pub command_line: Option<String>,
+    pub parent: Option<Spanned<String>>,
+    pub autostart: Option<bool>,
 }
 
 /// One entry of a process's `threads`.
@@ -114,7 +119,7 @@ pub(crate) struct SessionDef {
     pub maximum_file_size: Option<u32>,
     pub flush_timer: Option<u32>,
     pub clock: Option<Spanned<NameOrNumber>>,
-    pub enable_flags: Option<Number>,
+    pub enable_flags: Option<Spanned<FlagsValue>>,
     pub caller: Option<Spanned<String>>,
     pub memory_sink: Option<bool>,
     pub autostart: Option<bool>,
@@ -199,6 +204,17 @@ pub(crate) struct StepDef {
     pub consume: Option<Spanned<String>>,
     pub exit: Option<Spanned<String>>,
     pub reboot: Option<Spanned<bool>>,
+    pub spawn: Option<Spanned<String>>,
+    pub thread_exit: Option<Spanned<String>>,
+    pub open_file: Option<Spanned<String>>,
+    pub create_file: Option<Spanned<String>>,
+    pub file_read: Option<Spanned<String>>,
+    pub file_write: Option<Spanned<String>>,
+    pub cleanup: Option<Spanned<String>>,
+    pub paging_write: Option<Spanned<String>>,
+    pub close: Option<Spanned<String>>,
+    pub load_image: Option<Spanned<String>>,
+    pub unload_image: Option<Spanned<String>>,
 
     // write
     pub process: Option<Spanned<String>>,
@@ -234,7 +250,14 @@ pub(crate) struct StepDef {
     pub maximum_buffers: Option<u32>,
     pub log_file: Option<String>,
     pub real_time: Option<bool>,
-    pub enable_flags: Option<Number>,
+    pub enable_flags: Option<Spanned<FlagsValue>>,
+
+    // OS operations
+    pub handle: Option<Spanned<String>>,
+    pub offset: Option<u64>,
+    pub size: Option<u64>,
+    pub disposition: Option<Spanned<String>>,
+    pub exit_code: Option<i32>,
 
     // any control step
     pub expect_error: Option<Spanned<NameOrNumber>>,
@@ -254,6 +277,10 @@ pub(crate) struct Expectations {
     pub file: Vec<Spanned<ExpectFile>>,
     #[serde(default)]
     pub journal: Vec<Spanned<ExpectJournal>>,
+    #[serde(default)]
+    pub kernel: Vec<Spanned<ExpectKernel>>,
+    #[serde(default)]
+    pub boot: Vec<Spanned<ExpectBoot>>,
 }
 
 /// `[[expect.session]]`.
@@ -320,4 +347,38 @@ pub(crate) struct ExpectJournal {
     pub count: Option<u64>,
     pub at_least: Option<u64>,
     pub at_most: Option<u64>,
+}
+
+/// `[[expect.kernel]]`: kernel (MOF) events a session recorded or delivered.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExpectKernel {
+    pub session: Spanned<String>,
+    pub event: Spanned<String>,
+    pub names: Option<Spanned<String>>,
+    pub file_name: Option<String>,
+    #[serde(default)]
+    pub fields: std::collections::BTreeMap<String, String>,
+    pub count: Option<u64>,
+    pub at_least: Option<u64>,
+    pub at_most: Option<u64>,
+}
+
+/// `[[expect.boot]]`: what a boot did with one registry session.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExpectBoot {
+    pub session: Spanned<String>,
+    pub boot: Option<Spanned<u32>>,
+    pub started: Option<bool>,
+    pub status: Option<Spanned<NameOrNumber>>,
+    pub log_file: Option<String>,
+    pub file_counter: Option<u32>,
+    pub note: Option<String>,
+    pub mode_has: Option<Spanned<FlagsValue>>,
+    pub mode_lacks: Option<Spanned<FlagsValue>>,
+    pub provider: Option<GuidValue>,
+    pub provider_enabled: Option<bool>,
+    pub provider_level: Option<LevelValue>,
+    pub provider_any: Option<Number>,
 }

@@ -80,7 +80,7 @@ pub mod values;
 pub use error::{Error, Located};
 pub use expect::kind_name;
 pub use run::{
-    CallbackRecord, ExpectationResult, KEPT_PAYLOAD, KEPT_WRITES, Outcome, OutputFile,
+    CallbackRecord, ExpectationResult, KEPT_PAYLOAD, KEPT_WRITES, KernelEvent, Outcome, OutputFile,
     ProviderSummary, SessionSummary, SlotSnapshot, StepFailure, WriteRecord,
 };
 pub use scenario::{

@@ -13,13 +13,16 @@
 use crate::Error;
 use crate::expect;
 use crate::scenario::{
-    ActionKind, EnableSpec, FilterSpec, Payload, PidRef, ProcRef, Scenario, ThreadSel, WriteSpec,
+    ActionKind, EnableSpec, FileOp, FilterSpec, Payload, PidRef, ProcRef, Scenario, ThreadSel,
+    WriteSpec,
 };
 use etwsim::{
-    Consumer, ConsumerOptions, EnableInfo, EnableParams, EventDescriptor, EventFilter, Guid,
-    JournalEntry, JournalEvent, Kernel, Keyword, Level, LossCounter, MemorySink, Process, Provider,
+    BootOptions, BootReport, ClosingFile, Consumer, ConsumerOptions, CreateFile, EnableInfo,
+    EnableParams, EventDescriptor, EventFilter, FileHandle, Guid, Image, JournalEntry,
+    JournalEvent, Kernel, Keyword, Level, LossCounter, Machine, MemorySink, Process, Provider,
     SessionProperties, Target, Thread, TraceControl, Win32Error,
 };
+use etwsim_decode::mof::{self, MofEvent};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -63,6 +66,21 @@ pub struct Outcome {
     pub end_time: u64,
     /// The step that failed and ended the run early, if one did.
     pub aborted: Option<StepFailure>,
+    /// What each boot did, for a machine booted from a registry (`[machine] registry`): the
+    /// first boot, then one per `reboot` step. Empty otherwise.
+    pub boots: Vec<BootReport>,
+}
+
+/// One kernel (MOF) event a session recorded or delivered, decoded.
+#[derive(Clone, Debug)]
+pub struct KernelEvent {
+    /// Its timestamp (the file's or the consumer's clock; the same for every event of a
+    /// session).
+    pub time: i64,
+    /// Its process id.
+    pub pid: u32,
+    /// The decoded event (`etwsim_decode::mof`).
+    pub event: MofEvent,
 }
 
 /// One expectation's result.
@@ -104,6 +122,9 @@ pub struct SessionSummary {
     pub delivered: Option<u64>,
     /// Whether it has INDEPENDENT_SESSION_MODE.
     pub independent: bool,
+    /// The kernel (MOF) events in its output, decoded, oldest first: from its log files when
+    /// it wrote any, else what its real-time consumer received.
+    pub kernel_events: Vec<KernelEvent>,
 }
 
 /// A provider of the scenario.
@@ -264,6 +285,44 @@ pub(crate) struct Runner<'a> {
     pub write_errors: Vec<(Win32Error, u64)>,
     pub slots: SlotSnapshot,
     pub aborted: Option<StepFailure>,
+    machine: Option<Machine>,
+    boot_root: Option<PathBuf>,
+    pub boots: Vec<BootReport>,
+    /// Open file handles and files between Cleanup and Close, by the loader's handle index.
+    files: HashMap<usize, FileSlot>,
+    images: HashMap<usize, Image>,
+    /// Kernel events each session's consumer received.
+    rt_events: Vec<Vec<KernelEvent>>,
+}
+
+enum FileSlot {
+    Open(FileHandle),
+    Closing(ClosingFile),
+}
+
+/// The host folder that stands for a booted machine's drives (`BootOptions::root`): boot
+/// creates `C\Windows\System32\LogFiles\WMI` in it (a log file's folder must exist on the
+/// host, SES-28); the files themselves stay on the virtual disk. One fixed folder, so every
+/// run names its files the same way; only empty folders are left in it.
+fn boot_root() -> PathBuf {
+    std::env::temp_dir().join("etwsim-scenario-machine")
+}
+
+/// A virtual-disk path under the boot root as the Windows path it stands for
+/// (`<root>/C/Windows/x.etl` → `C:\Windows\x.etl`); other paths as they are.
+fn windows_path(root: Option<&Path>, path: &Path) -> String {
+    let Some(rel) = root.and_then(|r| path.strip_prefix(r).ok()) else {
+        return path.to_string_lossy().into_owned();
+    };
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    match parts.split_first() {
+        Some((first, rest)) if first == "UNC" => format!(r"\\{}", rest.join("\\")),
+        Some((first, rest)) if first.len() == 1 => format!(r"{first}:\{}", rest.join("\\")),
+        _ => parts.join("\\"),
+    }
 }
 
 impl<'a> Runner<'a> {
@@ -288,6 +347,12 @@ impl<'a> Runner<'a> {
             write_errors: Vec::new(),
             slots: SlotSnapshot::default(),
             aborted: None,
+            machine: None,
+            boot_root: None,
+            boots: Vec::new(),
+            files: HashMap::new(),
+            images: HashMap::new(),
+            rt_events: vec![Vec::new(); n],
         }
     }
 
@@ -302,19 +367,48 @@ impl<'a> Runner<'a> {
     }
 
     fn run(mut self) -> Outcome {
-        match self.sc.builder.clone().build() {
-            Ok(k) => self.kernel = Some(k),
-            Err(e) => self.fail(
-                1,
-                "machine",
-                format!("the kernel refuses this machine: {e}"),
-            ),
+        match &self.sc.registry {
+            None => match self.sc.builder.clone().build() {
+                Ok(k) => self.kernel = Some(k),
+                Err(e) => self.fail(
+                    1,
+                    "machine",
+                    format!("the kernel refuses this machine: {e}"),
+                ),
+            },
+            Some(registry) => {
+                let root = boot_root();
+                let booted = std::fs::create_dir_all(&root)
+                    .map_err(|e| format!("cannot create {}: {e}", root.display()))
+                    .and_then(|()| {
+                        Machine::boot(
+                            self.sc.builder.clone(),
+                            registry.clone(),
+                            BootOptions::new(&root),
+                        )
+                        .map_err(|e| e.to_string())
+                    });
+                match booted {
+                    Ok(m) => {
+                        self.kernel = Some(m.kernel().clone());
+                        self.boots.push(m.report().clone());
+                        self.machine = Some(m);
+                        self.boot_root = Some(root);
+                    }
+                    Err(e) => self.fail(1, "machine.registry", format!("boot failed: {e}")),
+                }
+            }
         }
         if let Some(kernel) = self.kernel.clone() {
             self.setup(&kernel);
             if self.aborted.is_none() {
                 for (i, action) in self.sc.actions.iter().enumerate() {
+                    let Some(kernel) = self.kernel.clone() else {
+                        break;
+                    };
                     self.act(&kernel, i);
+                    // A reboot replaces the kernel.
+                    let kernel = self.kernel.clone().unwrap_or(kernel);
                     self.collect(&kernel);
                     self.observe(&kernel, action.line);
                     if self.aborted.is_some() {
@@ -322,6 +416,7 @@ impl<'a> Runner<'a> {
                     }
                 }
             }
+            let kernel = self.kernel.clone().unwrap_or(kernel);
             self.finish(&kernel);
         }
         self.outcome()
@@ -397,35 +492,69 @@ impl<'a> Runner<'a> {
         }
     }
 
+    /// The processes spawned at the start (every `autostart` one) and the providers they
+    /// register; again after each reboot, with the callbacks appended to the same logs.
     fn setup(&mut self, kernel: &Kernel) {
-        for p in &self.sc.processes {
-            match kernel.spawn_process(p.spec.clone()) {
-                Ok(proc_) => {
-                    let mut named = Vec::new();
-                    for (name, cpu) in &p.threads {
-                        match proc_.spawn_thread(*cpu) {
-                            Ok(t) => named.push(t),
-                            Err(e) => {
-                                self.fail(p.line, "process", format!("thread {name:?}: {e}"));
-                                return;
-                            }
-                        }
-                    }
-                    self.named.push(named);
-                    self.processes.push(Some(proc_));
-                }
-                Err(e) => {
+        let n = self.sc.processes.len();
+        self.processes = vec![None; n];
+        self.named = vec![Vec::new(); n];
+        self.threads.clear();
+        self.regs = self
+            .sc
+            .providers
+            .iter()
+            .map(|p| vec![None; p.regs.len()])
+            .collect();
+        if self.callbacks.is_empty() {
+            self.callbacks = self
+                .sc
+                .providers
+                .iter()
+                .map(|p| p.regs.iter().map(|_| Callbacks::default()).collect())
+                .collect();
+        }
+        for i in 0..n {
+            if self.sc.processes[i].autostart {
+                if let Err(e) = self.spawn(kernel, i) {
+                    let p = &self.sc.processes[i];
                     self.fail(p.line, "process", format!("process {:?}: {e}", p.name));
                     return;
                 }
             }
         }
-        for prov in &self.sc.providers {
-            let mut regs = Vec::new();
-            let mut cbs = Vec::new();
-            for r in &prov.regs {
-                let log: Callbacks = Arc::default();
-                let sink = log.clone();
+        self.register(kernel, None);
+        self.collect(kernel);
+    }
+
+    /// Spawns process `i` (with its parent, if running, and its named threads) and registers
+    /// the providers it registers.
+    fn spawn(&mut self, kernel: &Kernel, i: usize) -> Result<(), etwsim::Error> {
+        let p = &self.sc.processes[i];
+        let mut spec = p.spec.clone();
+        if let Some(parent) = p.parent.and_then(|j| self.processes[j].clone()) {
+            spec = spec.parent(&parent);
+        }
+        let proc_ = kernel.spawn_process(spec)?;
+        let mut named = Vec::new();
+        for (_, cpu) in &p.threads {
+            named.push(proc_.spawn_thread(*cpu)?);
+        }
+        self.named[i] = named;
+        self.threads.retain(|(q, _), _| *q != Some(i));
+        self.processes[i] = Some(proc_);
+        self.register(kernel, Some(Some(i)));
+        Ok(())
+    }
+
+    /// Registers the providers of process `only` (every process when `None`) that are not
+    /// registered yet.
+    fn register(&mut self, kernel: &Kernel, only: Option<ProcRef>) {
+        for (pi, prov) in self.sc.providers.iter().enumerate() {
+            for (ri, r) in prov.regs.iter().enumerate() {
+                if only.is_some_and(|o| o != *r) || self.regs[pi][ri].is_some() {
+                    continue;
+                }
+                let sink = self.callbacks[pi][ri].clone();
                 let registered = self.process(kernel, *r).map(|p| {
                     p.register_provider_with_callback(prov.guid, move |n| {
                         if let Ok(mut v) = sink.lock() {
@@ -440,23 +569,155 @@ impl<'a> Runner<'a> {
                     })
                 });
                 match registered {
-                    Some(Ok(p)) => regs.push(Some(Arc::new(p))),
-                    Some(Err(e)) => {
-                        self.fail(
-                            prov.line,
-                            "provider",
-                            format!("EventRegister {:?}: {e}", prov.name),
-                        );
-                        regs.push(None);
-                    }
-                    None => regs.push(None),
+                    Some(Ok(p)) => self.regs[pi][ri] = Some(Arc::new(p)),
+                    Some(Err(e)) => self.fail(
+                        prov.line,
+                        "provider",
+                        format!("EventRegister {:?}: {e}", prov.name),
+                    ),
+                    None => {}
                 }
-                cbs.push(log);
             }
-            self.regs.push(regs);
-            self.callbacks.push(cbs);
+        }
+    }
+
+    /// The `reboot` step: the scenario's sessions stop (as at the end of the steps) and
+    /// their consumers are drained; then `Machine::reboot` (boot sessions stopped, registry
+    /// and disk kept) and the start processes and their providers come again on the new
+    /// kernel. Open handles, images, consumers and named threads are gone.
+    fn reboot(&mut self, kernel: &Kernel) -> Result<(), etwsim::Error> {
+        self.stop_all(kernel);
+        for s in 0..self.sc.sessions.len() {
+            self.drain(s);
+            self.consumers[s] = None;
         }
         self.collect(kernel);
+        self.files.clear();
+        self.images.clear();
+        let Some(m) = self.machine.as_mut() else {
+            return Err(etwsim::Error::InvalidParameter(
+                "the machine did not boot from a registry".into(),
+            ));
+        };
+        let report = m.reboot()?.clone();
+        let next = m.kernel().clone();
+        self.boots.push(report);
+        self.kernel = Some(next.clone());
+        self.setup(&next);
+        Ok(())
+    }
+
+    /// A named thread of a process that runs, for an OS step.
+    fn named_thread(&self, process: ProcRef, thread: Option<usize>) -> Option<Thread> {
+        let (p, t) = (process?, thread?);
+        self.named.get(p)?.get(t).cloned()
+    }
+
+    fn not_running(what: &str) -> etwsim::Error {
+        etwsim::Error::InvalidParameter(format!("{what} is not running"))
+    }
+
+    /// An OS step: a file, image, process or thread operation.
+    fn os(&mut self, kernel: &Kernel, kind: &ActionKind) -> Result<(), etwsim::Error> {
+        match kind {
+            ActionKind::Spawn(p) => self.spawn(kernel, *p)?,
+            ActionKind::ThreadExit { process, thread } => {
+                self.named_thread(Some(*process), Some(*thread))
+                    .ok_or_else(|| Self::not_running("the thread's process"))?
+                    .exit();
+            }
+            ActionKind::OpenFile {
+                process,
+                thread,
+                path,
+                create,
+                handle,
+            } => {
+                let proc_ = self
+                    .process(kernel, *process)
+                    .filter(|p| !p.has_exited())
+                    .ok_or_else(|| Self::not_running("the process"))?;
+                let t = self.named_thread(*process, *thread);
+                let _on = t.as_ref().map(Thread::enter);
+                let h = match create {
+                    None => proc_.open_file(path)?,
+                    Some(d) => proc_.create_file(path, CreateFile::new(*d))?,
+                };
+                self.files.insert(*handle, FileSlot::Open(h));
+            }
+            ActionKind::FileIo {
+                op,
+                thread,
+                handle,
+                offset,
+                size,
+            } => {
+                let slot = self
+                    .files
+                    .remove(handle)
+                    .ok_or_else(|| Self::not_running("the file handle (its open failed)"))?;
+                let process = match &slot {
+                    FileSlot::Open(h) => h.process().clone(),
+                    FileSlot::Closing(_) => kernel.system_process(),
+                };
+                let t = thread.and_then(|t| {
+                    let i = self
+                        .processes
+                        .iter()
+                        .position(|p| p.as_ref().is_some_and(|p| p.pid() == process.pid()))?;
+                    self.named.get(i)?.get(t).cloned()
+                });
+                let _on = t.as_ref().map(Thread::enter);
+                let next = match (slot, op) {
+                    (FileSlot::Open(h), FileOp::Read) => {
+                        h.read(*offset, *size);
+                        Some(FileSlot::Open(h))
+                    }
+                    (FileSlot::Open(h), FileOp::Write) => {
+                        h.write(*offset, *size);
+                        Some(FileSlot::Open(h))
+                    }
+                    (FileSlot::Open(h), FileOp::Cleanup) => Some(FileSlot::Closing(h.cleanup())),
+                    (FileSlot::Open(h), FileOp::Close) => {
+                        h.close();
+                        None
+                    }
+                    (FileSlot::Closing(c), FileOp::PagingWrite) => {
+                        c.paging_write(*offset, *size);
+                        Some(FileSlot::Closing(c))
+                    }
+                    (FileSlot::Closing(c), FileOp::Close) => {
+                        c.close();
+                        None
+                    }
+                    // The loader lets no other pair through.
+                    (slot, _) => Some(slot),
+                };
+                if let Some(next) = next {
+                    self.files.insert(*handle, next);
+                }
+            }
+            ActionKind::LoadImage {
+                process,
+                path,
+                size,
+                image,
+            } => {
+                let proc_ = self
+                    .process(kernel, *process)
+                    .filter(|p| !p.has_exited())
+                    .ok_or_else(|| Self::not_running("the process"))?;
+                let img = proc_.load_image(path, *size)?;
+                self.images.insert(*image, img);
+            }
+            ActionKind::UnloadImage(i) => {
+                if let Some(img) = self.images.remove(i) {
+                    img.unload();
+                }
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// The caller of control calls on session `s`.
@@ -494,12 +755,17 @@ impl<'a> Runner<'a> {
             ActionKind::Update(s, u) => self.control(kernel, *s, TraceControl::Update, Some(u)),
             ActionKind::Stop(s) => self.control(kernel, *s, TraceControl::Stop, None),
             ActionKind::Consume(s) => self.consume(kernel, *s),
-            ActionKind::Exit(p) => {
+            ActionKind::Exit(p, code) => {
                 if let Some(p) = self.processes.get(*p).cloned().flatten() {
-                    p.exit();
+                    match code {
+                        Some(c) => p.exit_with(*c),
+                        None => p.exit(),
+                    }
                 }
                 Ok(())
             }
+            ActionKind::Reboot => self.reboot(kernel),
+            other => self.os(kernel, other),
         };
         let (line, key) = (action.line, action.key.clone());
         match (result, &action.expect_error) {
@@ -645,12 +911,16 @@ impl<'a> Runner<'a> {
 
     fn drain(&mut self, s: usize) {
         if let Some(c) = &mut self.consumers[s] {
-            let n = c
-                .drain()
-                .iter()
-                .filter(|r| !r.is_lost_event_marker())
-                .count() as u64;
+            let records = c.drain();
+            let n = records.iter().filter(|r| !r.is_lost_event_marker()).count() as u64;
             *self.delivered[s].get_or_insert(0) += n;
+            self.rt_events[s].extend(records.iter().filter_map(|r| {
+                Some(KernelEvent {
+                    time: r.header.timestamp,
+                    pid: r.header.process_id,
+                    event: mof::decode_event_record(r).ok()?,
+                })
+            }));
         }
     }
 
@@ -798,23 +1068,34 @@ impl<'a> Runner<'a> {
     /// otherwise) and consumers drained one last time.
     fn finish(&mut self, kernel: &Kernel) {
         if self.sc.stop_at_end {
-            for (s, spec) in self.sc.sessions.iter().enumerate() {
-                if kernel
-                    .sessions()
-                    .iter()
-                    .any(|p| p.name.eq_ignore_ascii_case(&spec.name))
-                {
-                    // A stop that fails leaves the last statistics seen.
-                    let _ = self.control(kernel, s, TraceControl::Stop, None);
-                }
-            }
+            self.stop_all(kernel);
         } else {
             self.observe(kernel, 0);
         }
         for s in 0..self.sc.sessions.len() {
             self.drain(s);
         }
+        // A booted machine shuts down: its boot sessions stop, so their files are complete.
+        if self.sc.stop_at_end {
+            if let Some(m) = self.machine.as_mut() {
+                m.shutdown();
+            }
+        }
         self.collect(kernel);
+    }
+
+    /// STOP of every scenario session still running.
+    fn stop_all(&mut self, kernel: &Kernel) {
+        for (s, spec) in self.sc.sessions.iter().enumerate() {
+            if kernel
+                .sessions()
+                .iter()
+                .any(|p| p.name.eq_ignore_ascii_case(&spec.name))
+            {
+                // A stop that fails leaves the last statistics seen.
+                let _ = self.control(kernel, s, TraceControl::Stop, None);
+            }
+        }
     }
 
     fn outcome(self) -> Outcome {
@@ -827,7 +1108,7 @@ impl<'a> Runner<'a> {
                     .into_iter()
                     .filter_map(|p| {
                         d.read(&p).map(|bytes| OutputFile {
-                            path: p.to_string_lossy().into_owned(),
+                            path: windows_path(self.boot_root.as_deref(), &p),
                             bytes,
                         })
                     })
@@ -852,12 +1133,18 @@ impl<'a> Runner<'a> {
                         .filter(|r| !r.is_lost_event_marker())
                         .count() as u64
                 });
+                let kernel_events = if from_files.is_some() {
+                    expect::kernel_events(&files, &s.name)
+                } else {
+                    self.rt_events[i].clone()
+                };
                 SessionSummary {
                     name: s.name.clone(),
                     stats: self.stats[i].clone(),
                     events: from_files.or(from_sink).or(self.delivered[i]),
                     delivered: self.delivered[i],
                     independent: s.independent(),
+                    kernel_events,
                 }
             })
             .collect();
@@ -891,6 +1178,7 @@ impl<'a> Runner<'a> {
             cpus: self.sc.cpus,
             end_time: kernel.map_or(0, |k| k.now().as_nanos() as u64 / 100),
             aborted: self.aborted,
+            boots: self.boots,
         };
         outcome.expectations = expect::check(self.sc, &outcome);
         outcome

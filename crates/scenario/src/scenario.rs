@@ -4,14 +4,21 @@
 
 use crate::error::{Error, Source};
 use crate::file::{
-    EnableDef, ExpectCallbacks, ExpectFile, ExpectJournal, ExpectSession, ExpectTotal, FilterDef,
-    NameFilterDef, ProcessDef, ProviderDef, ScenarioFile, SessionDef, StepDef,
+    EnableDef, ExpectBoot, ExpectCallbacks, ExpectFile, ExpectJournal, ExpectKernel,
+    ExpectSession, ExpectTotal, FilterDef, NameFilterDef, ProcessDef, ProviderDef, ScenarioFile,
+    SessionDef, StepDef,
 };
-use crate::values::{KeywordPart, KeywordValue, LevelValue, NameOrNumber, PidValue, resolve_flags};
+use crate::values::{
+    FlagsValue, KeywordPart, KeywordValue, LevelValue, NameOrNumber, PidValue, resolve_flags,
+};
+use etwsim::registry::{ImportOptions, Registry};
 use etwsim::{
-    Channel, ClockType, EnableProperty, EventDescriptor, EventFilter, Guid, KernelBuilder, Keyword,
-    Level, LogFileMode, NameFilter, Opcode, ProcessSpec, SessionUpdate, Task, Token,
+    Channel, ClockType, Disposition, EnableProperty, EventDescriptor, EventFilter, Guid,
+    KernelBuilder, Keyword, Level, LogFileMode, NameFilter, Opcode, ProcessSpec, SessionUpdate,
+    Task, Token, event_trace_flag as flag,
 };
+use etwsim_decode::fileio::Policy;
+use etwsim_decode::mof::{self, KernelClass};
 use etwsim_decode::manifest::{self, Manifest};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -46,6 +53,7 @@ pub struct Scenario {
     pub(crate) stop_at_end: bool,
     pub(crate) builder: KernelBuilder,
     pub(crate) cpus: u16,
+    pub(crate) registry: Option<Registry>,
     pub(crate) processes: Vec<ProcSpec>,
     pub(crate) providers: Vec<ProvSpec>,
     pub(crate) sessions: Vec<SessSpec>,
@@ -59,6 +67,10 @@ pub(crate) struct ProcSpec {
     pub name: String,
     pub spec: ProcessSpec,
     pub threads: Vec<(String, u16)>,
+    /// Spawned at the start (and again after each reboot); `false`: by a `spawn` step.
+    pub autostart: bool,
+    /// The parent process (an earlier `[[process]]`), given to the spawn.
+    pub parent: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -118,7 +130,81 @@ pub(crate) enum ActionKind {
     Update(usize, SessionUpdate),
     Stop(usize),
     Consume(usize),
-    Exit(usize),
+    Exit(usize, Option<i32>),
+    Reboot,
+    Spawn(usize),
+    ThreadExit {
+        process: usize,
+        thread: usize,
+    },
+    OpenFile {
+        process: ProcRef,
+        thread: Option<usize>,
+        path: String,
+        create: Option<Disposition>,
+        handle: usize,
+    },
+    FileIo {
+        op: FileOp,
+        thread: Option<usize>,
+        handle: usize,
+        offset: u64,
+        size: u32,
+    },
+    LoadImage {
+        process: ProcRef,
+        path: String,
+        size: u64,
+        image: usize,
+    },
+    UnloadImage(usize),
+}
+
+/// What an OS step does with an open file handle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FileOp {
+    Read,
+    Write,
+    Cleanup,
+    PagingWrite,
+    Close,
+}
+
+/// The `enable_flags` names: etwsim's `event_trace_flag` constants (EVENT_TRACE_FLAG_*).
+pub(crate) fn enable_flag_names() -> Vec<(&'static str, u32)> {
+    vec![
+        ("PROCESS", flag::PROCESS),
+        ("THREAD", flag::THREAD),
+        ("IMAGE_LOAD", flag::IMAGE_LOAD),
+        ("PROCESS_COUNTERS", flag::PROCESS_COUNTERS),
+        ("CSWITCH", flag::CSWITCH),
+        ("DPC", flag::DPC),
+        ("INTERRUPT", flag::INTERRUPT),
+        ("SYSTEMCALL", flag::SYSTEMCALL),
+        ("DISK_IO", flag::DISK_IO),
+        ("DISK_FILE_IO", flag::DISK_FILE_IO),
+        ("DISK_IO_INIT", flag::DISK_IO_INIT),
+        ("DISPATCHER", flag::DISPATCHER),
+        ("MEMORY_PAGE_FAULTS", flag::MEMORY_PAGE_FAULTS),
+        ("MEMORY_HARD_FAULTS", flag::MEMORY_HARD_FAULTS),
+        ("VIRTUAL_ALLOC", flag::VIRTUAL_ALLOC),
+        ("VAMAP", flag::VAMAP),
+        ("NETWORK_TCPIP", flag::NETWORK_TCPIP),
+        ("REGISTRY", flag::REGISTRY),
+        ("DBGPRINT", flag::DBGPRINT),
+        ("JOB", flag::JOB),
+        ("ALPC", flag::ALPC),
+        ("SPLIT_IO", flag::SPLIT_IO),
+        ("DEBUG_EVENTS", flag::DEBUG_EVENTS),
+        ("DRIVER", flag::DRIVER),
+        ("PROFILE", flag::PROFILE),
+        ("FILE_IO", flag::FILE_IO),
+        ("FILE_IO_INIT", flag::FILE_IO_INIT),
+        ("NO_SYSCONFIG", flag::NO_SYSCONFIG),
+        ("ENABLE_RESERVE", flag::ENABLE_RESERVE),
+        ("FORWARD_WMI", flag::FORWARD_WMI),
+        ("EXTENSION", flag::EXTENSION),
+    ]
 }
 
 /// A Win32 error a control step expects.
@@ -294,6 +380,59 @@ pub(crate) enum Check {
         matcher: JournalMatch,
         bound: Bound,
     },
+    Kernel {
+        session: usize,
+        matcher: KernelMatch,
+        bound: Bound,
+    },
+    Boot {
+        boot: Option<u32>,
+        session: String,
+        field: BootField,
+    },
+}
+
+/// Which kernel events an `[[expect.kernel]]` counts.
+#[derive(Debug, Clone)]
+pub(crate) struct KernelMatch {
+    pub class: &'static KernelClass,
+    pub opcode: Option<u8>,
+    pub policy: Option<Policy>,
+    pub file_name: Option<String>,
+    pub fields: Vec<(String, String)>,
+}
+
+impl BootField {
+    /// What it checks, in words.
+    fn describe(&self) -> String {
+        match self {
+            BootField::Started(_) => "started".into(),
+            BootField::Status(_) => "Status".into(),
+            BootField::LogFile(_) => "log file".into(),
+            BootField::FileCounter(_) => "FileCounter".into(),
+            BootField::Note(n) => format!("a note containing {n:?}"),
+            BootField::ModeHas(m) => format!("LogFileMode has {m:#x}"),
+            BootField::ModeLacks(m) => format!("LogFileMode lacks {m:#x}"),
+            BootField::ProviderEnabled(g, _) => format!("provider {g} enabled"),
+            BootField::ProviderLevel(g, _) => format!("provider {g} level"),
+            BootField::ProviderAny(g, _) => format!("provider {g} MatchAnyKeyword"),
+        }
+    }
+}
+
+/// One value an `[[expect.boot]]` checks.
+#[derive(Debug, Clone)]
+pub(crate) enum BootField {
+    Started(bool),
+    Status(ErrorMatch),
+    LogFile(String),
+    FileCounter(u32),
+    Note(String),
+    ModeHas(u32),
+    ModeLacks(u32),
+    ProviderEnabled(Guid, bool),
+    ProviderLevel(Guid, u8),
+    ProviderAny(Guid, u64),
 }
 
 /// The journal entry kinds, as `kind` names them.
@@ -437,6 +576,7 @@ impl Loader {
 
     fn load(self, f: ScenarioFile, default_name: String) -> R<Scenario> {
         let (builder, cpus) = self.machine(&f)?;
+        let registry = self.registry(&f)?;
         let processes = f
             .process
             .iter()
@@ -478,8 +618,12 @@ impl Loader {
             });
         }
         let mut budget = Budget::default();
+        let mut os = OsState {
+            registry: registry.is_some(),
+            ..OsState::default()
+        };
         for (i, s) in f.step.iter().enumerate() {
-            actions.push(self.step(i, s, &ctx, cpus, &mut budget)?);
+            actions.push(self.step(i, s, &ctx, cpus, &mut budget, &mut os)?);
         }
         let expectations = self.expectations(&f, &ctx)?;
         Ok(Scenario {
@@ -489,12 +633,56 @@ impl Loader {
             stop_at_end: f.scenario.stop_at_end.unwrap_or(true),
             builder,
             cpus,
+            registry,
             processes,
             providers,
             sessions,
             actions,
             expectations,
         })
+    }
+
+    /// `[machine] registry` (a `.reg` file beside the scenario) or `registry_text`, imported
+    /// strictly: any line not imported as written is an error.
+    fn registry(&self, f: &ScenarioFile) -> R<Option<Registry>> {
+        let m = &f.machine;
+        let (bytes, span, key, shown) = match (&m.registry, &m.registry_text) {
+            (None, None) => return Ok(None),
+            (Some(_), Some(t)) => {
+                return Err(self.err(
+                    &t.span(),
+                    "machine.registry_text",
+                    "give `registry` (a .reg file) or `registry_text`, not both",
+                ));
+            }
+            (Some(path), None) => {
+                let full = self.base_dir.join(path.get_ref());
+                let bytes = std::fs::read(&full).map_err(|e| {
+                    self.err(
+                        &path.span(),
+                        "machine.registry",
+                        format!("cannot read registry file {}: {e}", full.display()),
+                    )
+                })?;
+                (bytes, path.span(), "machine.registry", full.display().to_string())
+            }
+            (None, Some(t)) => (
+                t.get_ref().as_bytes().to_vec(),
+                t.span(),
+                "machine.registry_text",
+                "registry_text".to_string(),
+            ),
+        };
+        let mut registry = Registry::new();
+        match registry.import_reg_with(&bytes, &ImportOptions::strict()) {
+            Ok(report) if !report.imported() => Err(self.err(
+                &span,
+                key,
+                format!("{shown}: its header says nothing is to be imported (REG-04)"),
+            )),
+            Ok(_) => Ok(Some(registry)),
+            Err(e) => Err(self.err(&span, key, format!("{shown}: {e}"))),
+        }
     }
 
     fn machine(&self, f: &ScenarioFile) -> R<(KernelBuilder, u16)> {
@@ -672,6 +860,32 @@ impl Loader {
         if d.inprivate {
             spec = spec.inprivate();
         }
+        if let Some(cl) = &d.command_line {
+            spec = spec.command_line(cl);
+        }
+        let autostart = d.autostart.unwrap_or(true);
+        let parent = match &d.parent {
+            None => None,
+            Some(p) => {
+                let n = p.get_ref().trim();
+                let Some(at) = before.iter().position(|b| b.get_ref().name.get_ref().trim() == n)
+                else {
+                    return Err(self.err(
+                        &p.span(),
+                        format!("{key}.parent"),
+                        format!("no earlier process named {n:?}: a parent is declared before its children"),
+                    ));
+                };
+                if autostart && before[at].get_ref().autostart == Some(false) {
+                    return Err(self.err(
+                        &p.span(),
+                        format!("{key}.parent"),
+                        format!("{n:?} is spawned by a step, so a process spawned at the start cannot be its child: give this one `autostart = false` and a `spawn` step"),
+                    ));
+                }
+                Some(at)
+            }
+        };
         let mut threads: Vec<(String, u16)> = Vec::new();
         for (j, t) in d.threads.iter().enumerate() {
             let td = t.get_ref();
@@ -701,6 +915,8 @@ impl Loader {
             name,
             spec,
             threads,
+            autostart,
+            parent,
         })
     }
 
@@ -979,19 +1195,24 @@ impl Loader {
             clock,
             enable_flags: d
                 .enable_flags
-                .map(|n| {
-                    u32::try_from(n.0).map_err(|_| {
-                        self.err(
-                            &s.span(),
-                            format!("{key}.enable_flags"),
-                            "does not fit 32 bits",
-                        )
-                    })
-                })
+                .as_ref()
+                .map(|f| self.enable_flags(f, &format!("{key}.enable_flags")))
                 .transpose()?,
             caller,
         };
         Ok((spec, d.autostart.unwrap_or(true)))
+    }
+
+    /// `enable_flags`: EVENT_TRACE_FLAG_* names (`"FILE_IO"`, `"EVENT_TRACE_FLAG_PROCESS"`) or
+    /// numbers.
+    fn enable_flags(&self, f: &Spanned<FlagsValue>, key: &str) -> R<u32> {
+        resolve_flags(
+            f.get_ref(),
+            &enable_flag_names(),
+            &["EVENT_TRACE_FLAG_"],
+            &[],
+        )
+        .map_err(|m| self.err(&f.span(), key, m))
     }
 
     fn error_match(&self, e: Option<&Spanned<NameOrNumber>>) -> Option<ErrorMatch> {
@@ -1237,6 +1458,7 @@ impl Loader {
         ctx: &Names<'_>,
         cpus: u16,
         budget: &mut Budget,
+        os: &mut OsState,
     ) -> R<Action> {
         let key = format!("step[{}]", i + 1);
         let d = s.get_ref();
@@ -1305,6 +1527,13 @@ impl Loader {
                 "expect_error",
             ],
             "flush" | "stop" | "start" | "consume" => &["expect_error"],
+            "open_file" => &["process", "thread", "handle"],
+            "create_file" => &["process", "thread", "handle", "disposition"],
+            "file_read" | "file_write" | "paging_write" => &["offset", "size", "thread"],
+            "cleanup" | "close" => &["thread"],
+            "exit" => &["exit_code"],
+            "thread_exit" => &["process"],
+            "load_image" => &["process", "handle", "size"],
             _ => &[],
         };
         if let Some(extra) = d.options().into_iter().find(|k| !allowed.contains(k)) {
@@ -1340,18 +1569,192 @@ impl Loader {
             }
             "reboot" => {
                 let at = d.reboot.as_ref().map_or(span.clone(), span_of);
-                return Err(self.err(
-                    &at,
-                    akey,
-                    "`reboot` is not available yet: a scenario runs one kernel from its start to its end and cannot reboot it (the kernel this crate was built on has no reboot); remove this step",
-                ));
+                if d.reboot.as_ref().map(|r| *r.get_ref()) != Some(true) {
+                    return Err(self.err(&at, akey, "write `reboot = true`"));
+                }
+                if !os.registry {
+                    return Err(self.err(
+                        &at,
+                        akey,
+                        "`reboot` needs a machine booted from a registry: give `[machine] registry = \"FILE.reg\"` (or `registry_text`)",
+                    ));
+                }
+                // Every handle and image dies with the kernel.
+                for f in &mut os.files {
+                    if f.state != HandleState::Closed {
+                        f.state = HandleState::Closed;
+                        f.why = format!("it was lost at the reboot of line {line}");
+                    }
+                }
+                for img in &mut os.images {
+                    img.1 = false;
+                }
+                ActionKind::Reboot
+            }
+            "spawn" => match self.proc_ref(target, &akey, ctx.processes)? {
+                Some(p) if !ctx.processes[p].autostart => ActionKind::Spawn(p),
+                Some(p) => {
+                    return Err(self.err(
+                        &target.span(),
+                        akey,
+                        format!(
+                            "process {:?} is spawned at the start (and after each reboot); give it `autostart = false` to spawn it with a step",
+                            ctx.processes[p].name
+                        ),
+                    ));
+                }
+                None => return Err(self.err(&span, akey, "the System process is always there")),
+            },
+            "thread_exit" => {
+                let Some(pname) = &d.process else {
+                    return Err(self.err(
+                        &span,
+                        format!("{key}.process"),
+                        "a `thread_exit` step needs `process` (the thread's)",
+                    ));
+                };
+                let Some(process) = self.proc_ref(pname, &format!("{key}.process"), ctx.processes)?
+                else {
+                    return Err(self.err(
+                        &pname.span(),
+                        format!("{key}.process"),
+                        "the System process has no named threads",
+                    ));
+                };
+                let thread = self.named_thread(target, &akey, process, ctx)?;
+                ActionKind::ThreadExit { process, thread }
+            }
+            "open_file" | "create_file" => {
+                let Some(pname) = &d.process else {
+                    return Err(self.err(
+                        &span,
+                        format!("{key}.process"),
+                        format!("an `{action}` step needs `process` (who opens the file)"),
+                    ));
+                };
+                let process = self.proc_ref(pname, &format!("{key}.process"), ctx.processes)?;
+                let thread = self.step_thread(d, &key, process, ctx)?;
+                let create = (action == "create_file")
+                    .then(|| self.disposition(d, &key))
+                    .transpose()?;
+                let handle = self.new_handle(d, &key, &span, os, line)?;
+                os.files.push(FileState {
+                    name: handle.clone(),
+                    state: HandleState::Open,
+                    process,
+                    why: String::new(),
+                });
+                ActionKind::OpenFile {
+                    process,
+                    thread,
+                    path: target.get_ref().clone(),
+                    create,
+                    handle: os.files.len() - 1,
+                }
+            }
+            "file_read" | "file_write" | "paging_write" | "cleanup" | "close" => {
+                let op = match action {
+                    "file_read" => FileOp::Read,
+                    "file_write" => FileOp::Write,
+                    "paging_write" => FileOp::PagingWrite,
+                    "cleanup" => FileOp::Cleanup,
+                    _ => FileOp::Close,
+                };
+                let n = target.get_ref();
+                let Some(handle) = os.files.iter().rposition(|f| f.name == *n) else {
+                    return Err(self.err(
+                        &target.span(),
+                        akey,
+                        format!("no file handle named {n:?} (an `open_file` or `create_file` step names it with `handle`)"),
+                    ));
+                };
+                let f = &os.files[handle];
+                let wanted: &[HandleState] = match op {
+                    FileOp::Read | FileOp::Write | FileOp::Cleanup => &[HandleState::Open],
+                    FileOp::PagingWrite => &[HandleState::Closing],
+                    FileOp::Close => &[HandleState::Open, HandleState::Closing],
+                };
+                if !wanted.contains(&f.state) {
+                    let now = match f.state {
+                        HandleState::Open => "it is open (a lazy-writer write comes after `cleanup`)".to_string(),
+                        HandleState::Closing => "it was cleaned up".to_string(),
+                        HandleState::Closed => f.why.clone(),
+                    };
+                    return Err(self.err(
+                        &target.span(),
+                        akey,
+                        format!("handle {n:?} cannot take `{action}`: {now}"),
+                    ));
+                }
+                let process = f.process;
+                let thread = self.step_thread(d, &key, process, ctx)?;
+                let f = &mut os.files[handle];
+                match op {
+                    FileOp::Cleanup => f.state = HandleState::Closing,
+                    FileOp::Close => {
+                        f.state = HandleState::Closed;
+                        f.why = format!("it was closed at line {line}");
+                    }
+                    _ => {}
+                }
+                let size = u32::try_from(d.size.unwrap_or(0)).map_err(|_| {
+                    self.err(&span, format!("{key}.size"), "at most 4294967295 bytes")
+                })?;
+                ActionKind::FileIo {
+                    op,
+                    thread,
+                    handle,
+                    offset: d.offset.unwrap_or(0),
+                    size,
+                }
+            }
+            "load_image" => {
+                let Some(pname) = &d.process else {
+                    return Err(self.err(
+                        &span,
+                        format!("{key}.process"),
+                        "a `load_image` step needs `process`",
+                    ));
+                };
+                let process = self.proc_ref(pname, &format!("{key}.process"), ctx.processes)?;
+                let name = self.new_handle(d, &key, &span, os, line)?;
+                os.images.push((name, true));
+                ActionKind::LoadImage {
+                    process,
+                    path: target.get_ref().clone(),
+                    size: d.size.unwrap_or(0x1000),
+                    image: os.images.len() - 1,
+                }
+            }
+            "unload_image" => {
+                let n = target.get_ref();
+                match os.images.iter().rposition(|(m, _)| m == n) {
+                    Some(i) if os.images[i].1 => {
+                        os.images[i].1 = false;
+                        ActionKind::UnloadImage(i)
+                    }
+                    Some(_) => {
+                        return Err(self.err(
+                            &target.span(),
+                            akey,
+                            format!("image {n:?} is not loaded any more"),
+                        ));
+                    }
+                    None => {
+                        return Err(self.err(
+                            &target.span(),
+                            akey,
+                            format!("no image named {n:?} (a `load_image` step names it with `handle`)"),
+                        ));
+                    }
+                }
             }
             "flush" => ActionKind::Flush(ctx.session(self, target, &akey)?),
             "stop" => ActionKind::Stop(ctx.session(self, target, &akey)?),
             "start" => ActionKind::Start(ctx.session(self, target, &akey)?),
             "consume" => ActionKind::Consume(ctx.session(self, target, &akey)?),
             "exit" => match self.proc_ref(target, &akey, ctx.processes)? {
-                Some(p) => ActionKind::Exit(p),
+                Some(p) => ActionKind::Exit(p, d.exit_code),
                 None => return Err(self.err(&span, akey, "the System process never exits")),
             },
             "update" => {
@@ -1365,15 +1768,8 @@ impl Loader {
                         real_time: d.real_time,
                         enable_flags: d
                             .enable_flags
-                            .map(|n| {
-                                u32::try_from(n.0).map_err(|_| {
-                                    self.err(
-                                        &span,
-                                        format!("{key}.enable_flags"),
-                                        "does not fit 32 bits",
-                                    )
-                                })
-                            })
+                            .as_ref()
+                            .map(|f| self.enable_flags(f, &format!("{key}.enable_flags")))
                             .transpose()?,
                     },
                 )
@@ -1424,6 +1820,108 @@ impl Loader {
             key: akey,
             kind,
             expect_error: self.error_match(d.expect_error.as_ref()),
+        })
+    }
+
+    /// A named thread of `process` (its `threads`).
+    fn named_thread(
+        &self,
+        name: &Spanned<String>,
+        key: &str,
+        process: usize,
+        ctx: &Names<'_>,
+    ) -> R<usize> {
+        let p = &ctx.processes[process];
+        p.threads
+            .iter()
+            .position(|(t, _)| t == name.get_ref())
+            .ok_or_else(|| {
+                self.err(
+                    &name.span(),
+                    key,
+                    format!(
+                        "process {:?} has no thread named {:?} (its `threads`)",
+                        p.name,
+                        name.get_ref()
+                    ),
+                )
+            })
+    }
+
+    /// An OS step's `thread`: a named thread of the process that does it.
+    fn step_thread(
+        &self,
+        d: &StepDef,
+        key: &str,
+        process: ProcRef,
+        ctx: &Names<'_>,
+    ) -> R<Option<usize>> {
+        let Some(t) = &d.thread else {
+            return Ok(None);
+        };
+        let Some(p) = process else {
+            return Err(self.err(
+                &t.span(),
+                format!("{key}.thread"),
+                "the System process has no named threads",
+            ));
+        };
+        self.named_thread(t, &format!("{key}.thread"), p, ctx)
+            .map(Some)
+    }
+
+    /// `handle`: the name a file or image step gives what it opens; unique among those open.
+    fn new_handle(
+        &self,
+        d: &StepDef,
+        key: &str,
+        span: &Range<usize>,
+        os: &OsState,
+        line: usize,
+    ) -> R<String> {
+        let Some(h) = &d.handle else {
+            return Err(self.err(
+                span,
+                format!("{key}.handle"),
+                format!("give it a name with `handle = \"…\"`, for the steps that use it (line {line})"),
+            ));
+        };
+        let n = h.get_ref().trim().to_string();
+        let in_use = os
+            .files
+            .iter()
+            .any(|f| f.name == n && f.state != HandleState::Closed)
+            || os.images.iter().any(|(m, loaded)| *m == n && *loaded);
+        if n.is_empty() || in_use {
+            return Err(self.err(
+                &h.span(),
+                format!("{key}.handle"),
+                format!("handle {n:?} is empty or still in use: names of open files and loaded images are unique"),
+            ));
+        }
+        Ok(n)
+    }
+
+    /// `disposition` of a `create_file` step (NtCreateFile's CreateDisposition).
+    fn disposition(&self, d: &StepDef, key: &str) -> R<Disposition> {
+        let Some(v) = &d.disposition else {
+            return Ok(Disposition::OverwriteIf);
+        };
+        let n = v.get_ref().trim().to_ascii_lowercase().replace(['-', ' '], "_");
+        Ok(match n.trim_start_matches("file_") {
+            "supersede" => Disposition::Supersede,
+            "open" => Disposition::Open,
+            "create" => Disposition::Create,
+            "open_if" | "openif" => Disposition::OpenIf,
+            "overwrite" => Disposition::Overwrite,
+            "overwrite_if" | "overwriteif" => Disposition::OverwriteIf,
+            _ => {
+                return Err(self.err(
+                    &v.span(),
+                    format!("{key}.disposition"),
+                    format!("unknown disposition {:?}: use supersede, open, create, open_if, overwrite or overwrite_if", v.get_ref()),
+                ));
+            }
         })
     }
 
@@ -1611,6 +2109,12 @@ impl Loader {
         }
         for (i, e) in f.expect.journal.iter().enumerate() {
             self.expect_journal(i, e, ctx, &mut out)?;
+        }
+        for (i, e) in f.expect.kernel.iter().enumerate() {
+            self.expect_kernel(i, e, ctx, &mut out)?;
+        }
+        for (i, e) in f.expect.boot.iter().enumerate() {
+            self.expect_boot(i, e, f.machine.registry.is_some() || f.machine.registry_text.is_some(), &mut out)?;
         }
         out.sort_by_key(|e| e.line);
         Ok(out)
@@ -1848,6 +2352,221 @@ impl Loader {
         Ok(())
     }
 
+    /// `count` / `at_least` / `at_most` (one of them; at least 1 when none).
+    fn bound(
+        &self,
+        span: &Range<usize>,
+        key: &str,
+        count: Option<u64>,
+        at_least: Option<u64>,
+        at_most: Option<u64>,
+    ) -> R<Bound> {
+        let given: Vec<Bound> = [
+            count.map(Bound::Exactly),
+            at_least.map(Bound::AtLeast),
+            at_most.map(Bound::AtMost),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        match given.as_slice() {
+            [] => Ok(Bound::AtLeast(1)),
+            [b] => Ok(*b),
+            _ => Err(self.err(span, key, "give one of count, at_least and at_most")),
+        }
+    }
+
+    fn expect_kernel(
+        &self,
+        i: usize,
+        e: &Spanned<ExpectKernel>,
+        ctx: &Names<'_>,
+        out: &mut Vec<Expectation>,
+    ) -> R<()> {
+        let key = format!("expect.kernel[{}]", i + 1);
+        let d = e.get_ref();
+        let session = ctx.session(self, &d.session, &format!("{key}.session"))?;
+        let text = d.event.get_ref().trim();
+        let (class_name, event_name) = match text.split_once('/') {
+            Some((c, ev)) => (c.trim(), Some(ev.trim())),
+            None => (text, None),
+        };
+        let bad_event = |msg: String| self.err(&d.event.span(), format!("{key}.event"), msg);
+        let class = mof::class_by_name(class_name).ok_or_else(|| {
+            let known: Vec<&str> = mof::classes().iter().map(|c| c.name).collect();
+            bad_event(format!(
+                "no kernel class {class_name:?} (known: {})",
+                known.join(", ")
+            ))
+        })?;
+        let opcode = match event_name {
+            None => None,
+            Some(n) => Some(match n.parse::<u8>() {
+                Ok(op) => op,
+                Err(_) => {
+                    class
+                        .event_named(n)
+                        .ok_or_else(|| {
+                            bad_event(format!("class {} has no event {n:?}", class.name))
+                        })?
+                        .opcode
+                }
+            }),
+        };
+        let policy = match &d.names {
+            None => None,
+            Some(p) => Some(
+                match p.get_ref().trim().to_ascii_lowercase().replace(['-', ' '], "_").as_str() {
+                    "file" => Policy::File,
+                    "cleanup" | "evict_at_cleanup" | "real_time" => Policy::EvictAtCleanup,
+                    "close" | "evict_at_close" => Policy::EvictAtClose,
+                    other => {
+                        return Err(self.err(
+                            &p.span(),
+                            format!("{key}.names"),
+                            format!("unknown name policy {other:?}: use file, cleanup or close"),
+                        ));
+                    }
+                },
+            ),
+        };
+        let bound = self.bound(&e.span(), &key, d.count, d.at_least, d.at_most)?;
+        let mut what = format!(
+            "kernel events {} in {}",
+            match event_name {
+                Some(ev) => format!("{}/{ev}", class.name),
+                None => class.name.to_string(),
+            },
+            ctx.sessions[session].name
+        );
+        if let Some(n) = &d.file_name {
+            what.push_str(&format!(" with file name {n:?}"));
+        }
+        if let Some(p) = &d.names {
+            what.push_str(&format!(" (names forgotten as {:?})", p.get_ref()));
+        }
+        for (k, v) in &d.fields {
+            what.push_str(&format!(" {k} = {v:?}"));
+        }
+        out.push(Expectation {
+            line: self.source.line(&e.span()),
+            what,
+            check: Check::Kernel {
+                session,
+                matcher: KernelMatch {
+                    class,
+                    opcode,
+                    policy,
+                    file_name: d.file_name.clone(),
+                    fields: d.fields.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                },
+                bound,
+            },
+        });
+        Ok(())
+    }
+
+    fn expect_boot(
+        &self,
+        i: usize,
+        e: &Spanned<ExpectBoot>,
+        booted: bool,
+        out: &mut Vec<Expectation>,
+    ) -> R<()> {
+        let key = format!("expect.boot[{}]", i + 1);
+        let d = e.get_ref();
+        if !booted {
+            return Err(self.err(
+                &e.span(),
+                key,
+                "an `[[expect.boot]]` needs a machine booted from a registry: give `[machine] registry` (or `registry_text`)",
+            ));
+        }
+        let boot = match &d.boot {
+            Some(b) if *b.get_ref() == 0 => {
+                return Err(self.err(&b.span(), format!("{key}.boot"), "boots count from 1"));
+            }
+            b => b.as_ref().map(|b| *b.get_ref()),
+        };
+        let session = d.session.get_ref().trim().to_string();
+        let flags = |f: &Spanned<FlagsValue>, k: &str| {
+            resolve_flags(
+                f.get_ref(),
+                &mode_names(),
+                &["EVENT_TRACE_FILE_MODE_", "EVENT_TRACE_"],
+                &["_MODE"],
+            )
+            .map_err(|m| self.err(&f.span(), format!("{key}.{k}"), m))
+        };
+        let provider = d.provider.map(|g| g.0);
+        let needs_provider = d.provider_enabled.is_some()
+            || d.provider_level.is_some()
+            || d.provider_any.is_some();
+        if needs_provider && provider.is_none() {
+            return Err(self.err(
+                &e.span(),
+                format!("{key}.provider"),
+                "provider_enabled, provider_level and provider_any need `provider` (the GUID of a provider subkey)",
+            ));
+        }
+        let g = provider.unwrap_or(Guid::NULL);
+        let mut fields = Vec::new();
+        if let Some(v) = d.started {
+            fields.push(BootField::Started(v));
+        }
+        if let Some(v) = d.status.as_ref() {
+            fields.push(BootField::Status(
+                self.error_match(Some(v)).unwrap_or(ErrorMatch::Code(0)),
+            ));
+        }
+        if let Some(v) = &d.log_file {
+            fields.push(BootField::LogFile(v.clone()));
+        }
+        if let Some(v) = d.file_counter {
+            fields.push(BootField::FileCounter(v));
+        }
+        if let Some(v) = &d.note {
+            fields.push(BootField::Note(v.clone()));
+        }
+        if let Some(f) = &d.mode_has {
+            fields.push(BootField::ModeHas(flags(f, "mode_has")?));
+        }
+        if let Some(f) = &d.mode_lacks {
+            fields.push(BootField::ModeLacks(flags(f, "mode_lacks")?));
+        }
+        if let Some(v) = d.provider_enabled {
+            fields.push(BootField::ProviderEnabled(g, v));
+        }
+        if let Some(v) = d.provider_level {
+            fields.push(BootField::ProviderLevel(g, v.0));
+        }
+        if let Some(v) = d.provider_any {
+            fields.push(BootField::ProviderAny(g, v.0));
+        }
+        if fields.is_empty() {
+            return Err(self.err(
+                &e.span(),
+                key,
+                "an expectation with nothing to check: give started, status, log_file, file_counter, note, mode_has, mode_lacks, provider_enabled, provider_level or provider_any",
+            ));
+        }
+        let line = self.source.line(&e.span());
+        for field in fields {
+            let which = boot.map_or("the last boot".to_string(), |b| format!("boot {b}"));
+            let what = format!("{which}: {session}: {}", field.describe());
+            out.push(Expectation {
+                line,
+                what,
+                check: Check::Boot {
+                    boot,
+                    session: session.clone(),
+                    field,
+                },
+            });
+        }
+        Ok(())
+    }
+
     fn expect_journal(
         &self,
         i: usize,
@@ -1984,6 +2703,31 @@ impl Names<'_> {
     }
 }
 
+/// The handles the OS steps open, in step order, for the checks of the steps that use them.
+#[derive(Default)]
+struct OsState {
+    files: Vec<FileState>,
+    /// Images by name, and whether loaded.
+    images: Vec<(String, bool)>,
+    /// Whether the machine boots from a registry (so `reboot` can run).
+    registry: bool,
+}
+
+struct FileState {
+    name: String,
+    state: HandleState,
+    process: ProcRef,
+    /// Why it is closed.
+    why: String,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum HandleState {
+    Open,
+    Closing,
+    Closed,
+}
+
 /// What the steps add up to, against [`MAX_WRITES`] and [`MAX_VIRTUAL_TIME`].
 #[derive(Default)]
 struct Budget {
@@ -2017,7 +2761,7 @@ impl Budget {
 
 impl StepDef {
     /// Every action key, in the order the docs list them.
-    pub(crate) const ACTIONS: [&'static str; 12] = [
+    pub(crate) const ACTIONS: [&'static str; 23] = [
         "write",
         "advance",
         "run_logger",
@@ -2030,6 +2774,17 @@ impl StepDef {
         "consume",
         "exit",
         "reboot",
+        "spawn",
+        "thread_exit",
+        "open_file",
+        "create_file",
+        "file_read",
+        "file_write",
+        "cleanup",
+        "paging_write",
+        "close",
+        "load_image",
+        "unload_image",
     ];
 
     /// The action keys that are set, with the name they give (a provider, session or
@@ -2048,6 +2803,17 @@ impl StepDef {
             (self.consume.is_some(), self.consume.as_ref()),
             (self.exit.is_some(), self.exit.as_ref()),
             (self.reboot.is_some(), None),
+            (self.spawn.is_some(), self.spawn.as_ref()),
+            (self.thread_exit.is_some(), self.thread_exit.as_ref()),
+            (self.open_file.is_some(), self.open_file.as_ref()),
+            (self.create_file.is_some(), self.create_file.as_ref()),
+            (self.file_read.is_some(), self.file_read.as_ref()),
+            (self.file_write.is_some(), self.file_write.as_ref()),
+            (self.cleanup.is_some(), self.cleanup.as_ref()),
+            (self.paging_write.is_some(), self.paging_write.as_ref()),
+            (self.close.is_some(), self.close.as_ref()),
+            (self.load_image.is_some(), self.load_image.as_ref()),
+            (self.unload_image.is_some(), self.unload_image.as_ref()),
         ];
         Self::ACTIONS
             .iter()
@@ -2058,7 +2824,7 @@ impl StepDef {
 
     /// The non-action keys that are set.
     fn options(&self) -> Vec<&'static str> {
-        let set: [(&'static str, bool); 31] = [
+        let set: [(&'static str, bool); 36] = [
             ("process", self.process.is_some()),
             ("cpu", self.cpu.is_some()),
             ("thread", self.thread.is_some()),
@@ -2089,6 +2855,11 @@ impl StepDef {
             ("log_file", self.log_file.is_some()),
             ("real_time", self.real_time.is_some()),
             ("enable_flags", self.enable_flags.is_some()),
+            ("handle", self.handle.is_some()),
+            ("offset", self.offset.is_some()),
+            ("size", self.size.is_some()),
+            ("disposition", self.disposition.is_some()),
+            ("exit_code", self.exit_code.is_some()),
             ("expect_error", self.expect_error.is_some()),
         ];
         set.into_iter()
