@@ -211,6 +211,14 @@ pub fn outcome_text(o: &Outcome) -> String {
             let _ = writeln!(out, "  {} ({} bytes)", f.path, f.bytes.len());
         }
     }
+    if !o.boots.is_empty() {
+        let _ = writeln!(out, "\nboots:");
+        for b in &o.boots {
+            for line in b.to_string().lines() {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+    }
     if let Some(a) = &o.aborted {
         let _ = writeln!(out, "\nthe steps stopped early: {a}");
     }
@@ -271,6 +279,7 @@ pub fn outcome_json_lines(o: &Outcome) -> String {
             "journal_dropped": o.journal_dropped,
             "sessions": sessions,
             "files": o.files.iter().map(|f| json!({"path": f.path, "bytes": f.bytes.len()})).collect::<Vec<_>>(),
+            "boots": o.boots.iter().map(|b| Value::Array(b.json_values())).collect::<Vec<_>>(),
         })
     );
     out

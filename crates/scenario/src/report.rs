@@ -121,6 +121,10 @@ struct Page {
     expectations: Vec<ExpectationResult>,
     journal: Vec<String>,
     notes: Vec<String>,
+    /// What each boot did (a scenario booted from a registry), as `BootReport` prints it.
+    boots: Vec<String>,
+    /// Kernel (MOF) events per session: (session, [(class/event, count)]).
+    kernel: Vec<(String, Vec<(String, u64)>)>,
 }
 
 fn level_text(level: u8) -> String {
@@ -400,6 +404,29 @@ fn scenario_page(sc: &Scenario, o: &Outcome) -> Page {
         .iter()
         .take(MAX_LISTED_JOURNAL)
         .map(ToString::to_string)
+        .collect();
+    page.boots = o.boots.iter().map(ToString::to_string).collect();
+    if o.boots.len() > 1 {
+        page.notes.push(format!(
+            "the machine booted {} times: each boot's clock starts again at 0, so the timeline and the journal overlay the boots",
+            o.boots.len()
+        ));
+    }
+    page.kernel = o
+        .sessions
+        .iter()
+        .filter(|s| !s.kernel_events.is_empty())
+        .map(|s| {
+            let mut counts: Vec<(String, u64)> = Vec::new();
+            for e in &s.kernel_events {
+                let name = format!("{}/{}", e.event.schema.class.name, e.event.schema.event.name);
+                match counts.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, c)) => *c += 1,
+                    None => counts.push((name, 1)),
+                }
+            }
+            (s.name.clone(), counts)
+        })
         .collect();
     page
 }
@@ -930,7 +957,28 @@ fn render(p: &Page) -> String {
         "<h2>Event detail</h2><div id=\"detail\">Hover over or click an event in the timeline (this page needs JavaScript for it).</div>"
     );
     render_counters(&mut h, &p.counters);
+    if !p.kernel.is_empty() {
+        h.push_str("<h2>Kernel events</h2><table id=\"kernel\"><tr><th>session</th><th>event</th><th>count</th></tr>\n");
+        for (session, counts) in &p.kernel {
+            for (name, n) in counts {
+                let _ = writeln!(
+                    h,
+                    "<tr><td>{}</td><td>{}</td><td>{n}</td></tr>",
+                    escape(session),
+                    escape(name)
+                );
+            }
+        }
+        h.push_str("</table>\n");
+    }
     render_slots(&mut h, p);
+    if !p.boots.is_empty() {
+        h.push_str("<h2>Boots</h2><pre id=\"boots\">");
+        for b in &p.boots {
+            h.push_str(&escape(b));
+        }
+        h.push_str("</pre>\n");
+    }
     if !p.journal.is_empty() {
         let _ = writeln!(
             h,

@@ -139,7 +139,7 @@ fn each_mistake_names_its_line_and_key() {
             "[[step]]\nreboot = true\n",
             2,
             "step[1].reboot",
-            "not available yet",
+            "needs a machine booted from a registry",
         ),
     ];
     for (text, line, key, message) in cases {
