@@ -7,10 +7,10 @@ use crate::scenario::{
     SessionField, TotalField,
 };
 use etwsim::etl::{LogFile, ReadOptions, Reader, Record};
+use etwsim::{Guid, JournalEntry, JournalEvent, Win32Error};
 use etwsim_decode::fields::Value;
 use etwsim_decode::fileio::{NameResolver, Policy};
 use etwsim_decode::mof;
-use etwsim::{Guid, JournalEntry, JournalEvent, Win32Error};
 use std::path::Path;
 
 /// What the `.etl` reader finds in one output file.
@@ -118,10 +118,11 @@ fn count_kernel(m: &KernelMatch, events: &[KernelEvent], from_file: bool) -> u64
         }
         let fields_ok = m.fields.iter().all(|(k, v)| {
             e.event.get(k).is_some_and(|got| match got {
-                Value::Pointer(p) => v
-                    .strip_prefix("0x")
-                    .and_then(|h| u64::from_str_radix(h, 16).ok())
-                    == Some(*p),
+                Value::Pointer(p) => {
+                    v.strip_prefix("0x")
+                        .and_then(|h| u64::from_str_radix(h, 16).ok())
+                        == Some(*p)
+                }
                 other => other.to_string() == *v,
             })
         });
@@ -177,14 +178,20 @@ fn check_boot(boot: Option<u32>, session: &str, field: &BootField, o: &Outcome) 
         BootField::Status(want) => match s.status {
             None => Err("no start was attempted".into()),
             Some(code) if want.matches(code) => Ok(want.to_string()),
-            Some(code) => Ok(code.name().map_or_else(|| code.0.to_string(), str::to_string)),
+            Some(code) => Ok(code
+                .name()
+                .map_or_else(|| code.0.to_string(), str::to_string)),
         },
         BootField::LogFile(_) => s.log_file.clone().ok_or_else(|| "no log file".to_string()),
         BootField::FileCounter(_) => s
             .file_counter
             .map(|c| c.to_string())
             .ok_or_else(|| "no FileCounter (FileMax is 0)".to_string()),
-        BootField::Note(n) => Ok(s.overrides.iter().any(|o| o.contains(n.as_str())).to_string()),
+        BootField::Note(n) => Ok(s
+            .overrides
+            .iter()
+            .any(|o| o.contains(n.as_str()))
+            .to_string()),
         BootField::ModeHas(m) => mode
             .map(|b| (b & m == *m).to_string())
             .ok_or_else(|| "the session did not start".to_string()),
@@ -489,7 +496,9 @@ fn check_one(check: &Check, o: &Outcome, counts: &[FileCount]) -> Verdict {
             bound,
         } => {
             let s = &o.sessions[*session];
-            let from_file = counts.iter().any(|c| c.logger.eq_ignore_ascii_case(&s.name));
+            let from_file = counts
+                .iter()
+                .any(|c| c.logger.eq_ignore_ascii_case(&s.name));
             let n = count_kernel(matcher, &s.kernel_events, from_file);
             let (expected, passed) = bounded(n, bound);
             Verdict {

@@ -419,7 +419,10 @@ fn scenario_page(sc: &Scenario, o: &Outcome) -> Page {
         .map(|s| {
             let mut counts: Vec<(String, u64)> = Vec::new();
             for e in &s.kernel_events {
-                let name = format!("{}/{}", e.event.schema.class.name, e.event.schema.event.name);
+                let name = format!(
+                    "{}/{}",
+                    e.event.schema.class.name, e.event.schema.event.name
+                );
                 match counts.iter_mut().find(|(n, _)| *n == name) {
                     Some((_, c)) => *c += 1,
                     None => counts.push((name, 1)),

@@ -4,9 +4,9 @@
 
 use crate::error::{Error, Source};
 use crate::file::{
-    EnableDef, ExpectBoot, ExpectCallbacks, ExpectFile, ExpectJournal, ExpectKernel,
-    ExpectSession, ExpectTotal, FilterDef, NameFilterDef, ProcessDef, ProviderDef, ScenarioFile,
-    SessionDef, StepDef,
+    EnableDef, ExpectBoot, ExpectCallbacks, ExpectFile, ExpectJournal, ExpectKernel, ExpectSession,
+    ExpectTotal, FilterDef, NameFilterDef, ProcessDef, ProviderDef, ScenarioFile, SessionDef,
+    StepDef,
 };
 use crate::values::{
     FlagsValue, KeywordPart, KeywordValue, LevelValue, NameOrNumber, PidValue, resolve_flags,
@@ -18,8 +18,8 @@ use etwsim::{
     Task, Token, event_trace_flag as flag,
 };
 use etwsim_decode::fileio::Policy;
-use etwsim_decode::mof::{self, KernelClass};
 use etwsim_decode::manifest::{self, Manifest};
+use etwsim_decode::mof::{self, KernelClass};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -122,7 +122,10 @@ pub(crate) struct Action {
 pub(crate) enum ActionKind {
     Start(usize),
     Enable(EnableSpec),
-    Disable { session: usize, provider: usize },
+    Disable {
+        session: usize,
+        provider: usize,
+    },
     Write(WriteSpec),
     Advance(Duration),
     RunLogger,
@@ -664,7 +667,12 @@ impl Loader {
                         format!("cannot read registry file {}: {e}", full.display()),
                     )
                 })?;
-                (bytes, path.span(), "machine.registry", full.display().to_string())
+                (
+                    bytes,
+                    path.span(),
+                    "machine.registry",
+                    full.display().to_string(),
+                )
             }
             (None, Some(t)) => (
                 t.get_ref().as_bytes().to_vec(),
@@ -868,7 +876,9 @@ impl Loader {
             None => None,
             Some(p) => {
                 let n = p.get_ref().trim();
-                let Some(at) = before.iter().position(|b| b.get_ref().name.get_ref().trim() == n)
+                let Some(at) = before
+                    .iter()
+                    .position(|b| b.get_ref().name.get_ref().trim() == n)
                 else {
                     return Err(self.err(
                         &p.span(),
@@ -1613,7 +1623,8 @@ impl Loader {
                         "a `thread_exit` step needs `process` (the thread's)",
                     ));
                 };
-                let Some(process) = self.proc_ref(pname, &format!("{key}.process"), ctx.processes)?
+                let Some(process) =
+                    self.proc_ref(pname, &format!("{key}.process"), ctx.processes)?
                 else {
                     return Err(self.err(
                         &pname.span(),
@@ -1676,7 +1687,9 @@ impl Loader {
                 };
                 if !wanted.contains(&f.state) {
                     let now = match f.state {
-                        HandleState::Open => "it is open (a lazy-writer write comes after `cleanup`)".to_string(),
+                        HandleState::Open => {
+                            "it is open (a lazy-writer write comes after `cleanup`)".to_string()
+                        }
                         HandleState::Closing => "it was cleaned up".to_string(),
                         HandleState::Closed => f.why.clone(),
                     };
@@ -1744,7 +1757,9 @@ impl Loader {
                         return Err(self.err(
                             &target.span(),
                             akey,
-                            format!("no image named {n:?} (a `load_image` step names it with `handle`)"),
+                            format!(
+                                "no image named {n:?} (a `load_image` step names it with `handle`)"
+                            ),
                         ));
                     }
                 }
@@ -1883,7 +1898,9 @@ impl Loader {
             return Err(self.err(
                 span,
                 format!("{key}.handle"),
-                format!("give it a name with `handle = \"…\"`, for the steps that use it (line {line})"),
+                format!(
+                    "give it a name with `handle = \"…\"`, for the steps that use it (line {line})"
+                ),
             ));
         };
         let n = h.get_ref().trim().to_string();
@@ -1907,7 +1924,11 @@ impl Loader {
         let Some(v) = &d.disposition else {
             return Ok(Disposition::OverwriteIf);
         };
-        let n = v.get_ref().trim().to_ascii_lowercase().replace(['-', ' '], "_");
+        let n = v
+            .get_ref()
+            .trim()
+            .to_ascii_lowercase()
+            .replace(['-', ' '], "_");
         Ok(match n.trim_start_matches("file_") {
             "supersede" => Disposition::Supersede,
             "open" => Disposition::Open,
@@ -2114,7 +2135,12 @@ impl Loader {
             self.expect_kernel(i, e, ctx, &mut out)?;
         }
         for (i, e) in f.expect.boot.iter().enumerate() {
-            self.expect_boot(i, e, f.machine.registry.is_some() || f.machine.registry_text.is_some(), &mut out)?;
+            self.expect_boot(
+                i,
+                e,
+                f.machine.registry.is_some() || f.machine.registry_text.is_some(),
+                &mut out,
+            )?;
         }
         out.sort_by_key(|e| e.line);
         Ok(out)
@@ -2416,7 +2442,13 @@ impl Loader {
         let policy = match &d.names {
             None => None,
             Some(p) => Some(
-                match p.get_ref().trim().to_ascii_lowercase().replace(['-', ' '], "_").as_str() {
+                match p
+                    .get_ref()
+                    .trim()
+                    .to_ascii_lowercase()
+                    .replace(['-', ' '], "_")
+                    .as_str()
+                {
                     "file" => Policy::File,
                     "cleanup" | "evict_at_cleanup" | "real_time" => Policy::EvictAtCleanup,
                     "close" | "evict_at_close" => Policy::EvictAtClose,
@@ -2458,7 +2490,11 @@ impl Loader {
                     opcode,
                     policy,
                     file_name: d.file_name.clone(),
-                    fields: d.fields.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                    fields: d
+                        .fields
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
                 },
                 bound,
             },
@@ -2499,9 +2535,8 @@ impl Loader {
             .map_err(|m| self.err(&f.span(), format!("{key}.{k}"), m))
         };
         let provider = d.provider.map(|g| g.0);
-        let needs_provider = d.provider_enabled.is_some()
-            || d.provider_level.is_some()
-            || d.provider_any.is_some();
+        let needs_provider =
+            d.provider_enabled.is_some() || d.provider_level.is_some() || d.provider_any.is_some();
         if needs_provider && provider.is_none() {
             return Err(self.err(
                 &e.span(),

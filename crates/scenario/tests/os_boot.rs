@@ -216,7 +216,10 @@ fn the_fileio_names_story_runs_green() {
     let o = run_example("fileio_names.toml");
     assert!(o.passed(), "{}", output::outcome_text(&o));
     let rt = o.sessions.iter().find(|s| s.name == "FileIo RT").unwrap();
-    assert!(!rt.kernel_events.is_empty(), "the consumer's kernel events are kept");
+    assert!(
+        !rt.kernel_events.is_empty(),
+        "the consumer's kernel events are kept"
+    );
 }
 
 // rule: ALG-03, ALG-04, ALG-05, ALG-06
@@ -226,7 +229,9 @@ fn the_autologger_boot_story_runs_green() {
     assert!(o.passed(), "{}", output::outcome_text(&o));
     assert_eq!(o.boots.len(), 4, "one boot and three reboots");
     assert!(
-        !o.files.iter().any(|f| f.path.contains("etwsim-scenario-machine")),
+        !o.files
+            .iter()
+            .any(|f| f.path.contains("etwsim-scenario-machine")),
         "files are named by their Windows paths: {:?}",
         o.files.iter().map(|f| &f.path).collect::<Vec<_>>()
     );
