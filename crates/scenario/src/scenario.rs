@@ -2636,17 +2636,7 @@ impl Loader {
                 "`recorded` selects a Write entry's verdicts: it needs kind = \"Write\"",
             ));
         }
-        let bounds = [
-            d.count.map(Bound::Exactly),
-            d.at_least.map(Bound::AtLeast),
-            d.at_most.map(Bound::AtMost),
-        ];
-        let given: Vec<Bound> = bounds.into_iter().flatten().collect();
-        let bound = match given.as_slice() {
-            [] => Bound::AtLeast(1),
-            [b] => *b,
-            _ => return Err(self.err(&e.span(), key, "give one of count, at_least and at_most")),
-        };
+        let bound = self.bound(&e.span(), &key, d.count, d.at_least, d.at_most)?;
         let matcher = JournalMatch {
             kind,
             session: d.session.clone(),
