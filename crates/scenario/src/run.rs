@@ -48,7 +48,8 @@ pub struct Outcome {
     pub expectations: Vec<ExpectationResult>,
     /// The files the sessions wrote (on the kernel's virtual disk), in name order.
     pub files: Vec<OutputFile>,
-    /// Each session of the scenario, in declaration order.
+    /// Each session of the scenario, in declaration order, then the sessions the machine's
+    /// boots started (AutoLoggers, the Global Logger), by name, in the order first seen.
     pub sessions: Vec<SessionSummary>,
     /// The providers, in declaration order.
     pub providers: Vec<ProviderSummary>,
@@ -293,6 +294,9 @@ pub(crate) struct Runner<'a> {
     images: HashMap<usize, Image>,
     /// Kernel events each session's consumer received.
     rt_events: Vec<Vec<KernelEvent>>,
+    /// The sessions boots started, by name (after the scenario's in the outcome), and the
+    /// last statistics seen of each.
+    boot_sessions: Vec<(String, Option<SessionProperties>)>,
 }
 
 enum FileSlot {
@@ -353,6 +357,17 @@ impl<'a> Runner<'a> {
             files: HashMap::new(),
             images: HashMap::new(),
             rt_events: vec![Vec::new(); n],
+            boot_sessions: Vec::new(),
+        }
+    }
+
+    /// Notes the sessions a boot started, for the outcome's sessions.
+    fn booted(&mut self, report: &BootReport) {
+        self.boots.push(report.clone());
+        for s in report.sessions.iter().filter(|s| s.started()) {
+            if self.session_index(&s.name).is_none() {
+                self.boot_sessions.push((s.name.clone(), None));
+            }
         }
     }
 
@@ -391,7 +406,7 @@ impl<'a> Runner<'a> {
                 match booted {
                     Ok(m) => {
                         self.kernel = Some(m.kernel().clone());
-                        self.boots.push(m.report().clone());
+                        self.booted(m.report());
                         self.machine = Some(m);
                         self.boot_root = Some(root);
                     }
@@ -443,8 +458,14 @@ impl<'a> Runner<'a> {
     fn observe(&mut self, kernel: &Kernel, line: usize) {
         let running = kernel.sessions();
         for p in &running {
-            if let Some(i) = self.session_index(&p.name) {
-                self.stats[i] = Some(p.clone());
+            match self.session_index(&p.name) {
+                Some(i) if i < self.stats.len() => self.stats[i] = Some(p.clone()),
+                Some(i) => {
+                    if let Some(b) = self.boot_sessions.get_mut(i - self.stats.len()) {
+                        b.1 = Some(p.clone());
+                    }
+                }
+                None => {}
             }
         }
         if running.is_empty() {
@@ -478,11 +499,18 @@ impl<'a> Runner<'a> {
         };
     }
 
+    /// A session's index in the outcome: the scenario's sessions, then the boot sessions.
     fn session_index(&self, name: &str) -> Option<usize> {
         self.sc
             .sessions
             .iter()
             .position(|s| s.name.eq_ignore_ascii_case(name))
+            .or_else(|| {
+                self.boot_sessions
+                    .iter()
+                    .position(|(b, _)| b.eq_ignore_ascii_case(name))
+                    .map(|i| i + self.sc.sessions.len())
+            })
     }
 
     fn process(&self, kernel: &Kernel, p: ProcRef) -> Option<Process> {
@@ -601,7 +629,7 @@ impl<'a> Runner<'a> {
         };
         let report = m.reboot()?.clone();
         let next = m.kernel().clone();
-        self.boots.push(report);
+        self.booted(&report);
         self.kernel = Some(next.clone());
         self.setup(&next);
         Ok(())
@@ -1028,7 +1056,7 @@ impl<'a> Runner<'a> {
                 let Some(s) = self.session_index(&v.session_name) else {
                     continue;
                 };
-                let independent = self.sc.sessions[s].independent();
+                let independent = self.sc.sessions.get(s).is_some_and(|x| x.independent());
                 if lost_in.contains(&s) {
                     lost.push(s);
                 } else if result.is_ok() || independent {
@@ -1116,17 +1144,20 @@ impl<'a> Runner<'a> {
             })
             .unwrap_or_default();
         let file_counts = expect::file_counts(&files);
-        let sessions: Vec<SessionSummary> = self
+        let counted = |name: &str| -> Option<u64> {
+            file_counts
+                .iter()
+                .filter(|c| c.logger.eq_ignore_ascii_case(name))
+                .map(|c| c.records)
+                .reduce(|a, b| a + b)
+        };
+        let mut sessions: Vec<SessionSummary> = self
             .sc
             .sessions
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                let from_files: Option<u64> = file_counts
-                    .iter()
-                    .filter(|c| c.logger.eq_ignore_ascii_case(&s.name))
-                    .map(|c| c.records)
-                    .reduce(|a, b| a + b);
+                let from_files = counted(&s.name);
                 let from_sink = self.sinks[i].as_ref().map(|m| {
                     m.records()
                         .iter()
@@ -1148,6 +1179,21 @@ impl<'a> Runner<'a> {
                 }
             })
             .collect();
+        sessions.extend(self.boot_sessions.iter().map(|(name, stats)| {
+            let events = counted(name);
+            SessionSummary {
+                name: name.clone(),
+                stats: stats.clone(),
+                events,
+                delivered: None,
+                independent: false,
+                kernel_events: if events.is_some() {
+                    expect::kernel_events(&files, name)
+                } else {
+                    Vec::new()
+                },
+            }
+        }));
         let providers = self
             .sc
             .providers

@@ -228,6 +228,11 @@ fn the_autologger_boot_story_runs_green() {
     let o = run_example("autologger_boot.toml");
     assert!(o.passed(), "{}", output::outcome_text(&o));
     assert_eq!(o.boots.len(), 4, "one boot and three reboots");
+    // The boot sessions follow the scenario's (none here): Contoso-Boot's events are the
+    // records of its three generations (.0001 rewritten by the fourth boot: 1 + 1 + 1).
+    let names: Vec<&str> = o.sessions.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["GlobalLogger", "Contoso-Boot", "Fabrikam-Live"]);
+    assert_eq!(o.sessions[1].events, Some(3));
     assert!(
         !o.files
             .iter()
