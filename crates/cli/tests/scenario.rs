@@ -107,7 +107,7 @@ fn a_wrong_scenario_file_names_its_line_and_key() {
         &dir,
         &["run", "r.toml"],
         1,
-        "r.toml:2:10: `step[1].reboot`: `reboot` is not available yet",
+        "r.toml:2:10: `step[1].reboot`: `reboot` needs a machine booted from a registry",
     );
     fails(
         &dir,
