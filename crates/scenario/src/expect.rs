@@ -78,6 +78,7 @@ pub(crate) fn kernel_events(files: &[OutputFile], session: &str) -> Vec<KernelEv
                 out.push(KernelEvent {
                     time: t.timestamp.unwrap_or(0),
                     pid: t.process_id.unwrap_or(0),
+                    cpu: t.buffer_context.processor_index,
                     event,
                 });
             }

@@ -277,6 +277,43 @@ fn scenario_page(sc: &Scenario, o: &Outcome) -> Page {
             });
         }
     }
+    // Kernel (MOF) events, on their session's CPU lanes: their FILETIME stamps are virtual
+    // time since boot (each boot starts at DETERMINISTIC_BOOT_FILETIME).
+    for (s, summary) in o.sessions.iter().enumerate() {
+        for e in &summary.kernel_events {
+            if page.details.len() >= MAX_MARKED_EVENTS {
+                break;
+            }
+            let time =
+                u64::try_from(e.time - etwsim::clock::DETERMINISTIC_BOOT_FILETIME).unwrap_or(0);
+            let mut rows = vec![
+                (
+                    "kernel event".to_string(),
+                    format!(
+                        "{}/{}",
+                        e.event.schema.class.name, e.event.schema.event.name
+                    ),
+                ),
+                ("pid".into(), e.pid.to_string()),
+                ("cpu".into(), e.cpu.to_string()),
+                ("time".into(), filetime_utc(e.time)),
+            ];
+            for f in &e.event.fields {
+                rows.push((format!("field {}", f.name), f.value.to_string()));
+            }
+            let detail = page.details.len();
+            page.details.push(rows);
+            add_cpu(&mut page, s, e.cpu);
+            page.end = page.end.max(time + 1);
+            page.marks.push(Mark {
+                session: s,
+                cpu: Some(e.cpu),
+                time,
+                kind: MarkKind::Event(detail),
+                title: String::new(),
+            });
+        }
+    }
     for e in &o.journal {
         match &e.event {
             JournalEvent::BufferSwitch {

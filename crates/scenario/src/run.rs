@@ -80,6 +80,8 @@ pub struct KernelEvent {
     pub time: i64,
     /// Its process id.
     pub pid: u32,
+    /// The CPU of the buffer that held it.
+    pub cpu: u16,
     /// The decoded event (`etwsim_decode::mof`).
     pub event: MofEvent,
 }
@@ -946,6 +948,7 @@ impl<'a> Runner<'a> {
                 Some(KernelEvent {
                     time: r.header.timestamp,
                     pid: r.header.process_id,
+                    cpu: r.buffer_context.processor_index,
                     event: mof::decode_event_record(r).ok()?,
                 })
             }));

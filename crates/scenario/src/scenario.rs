@@ -2472,13 +2472,16 @@ impl Loader {
             ctx.sessions[session].name
         );
         if let Some(n) = &d.file_name {
-            what.push_str(&format!(" with file name {n:?}"));
+            what.push_str(&format!(" with file name \"{n}\""));
         }
-        if let Some(p) = &d.names {
-            what.push_str(&format!(" (names forgotten as {:?})", p.get_ref()));
+        match policy {
+            Some(Policy::File) => what.push_str(" (names of the whole file)"),
+            Some(Policy::EvictAtCleanup) => what.push_str(" (names forgotten at Cleanup)"),
+            Some(Policy::EvictAtClose) => what.push_str(" (names forgotten at Close)"),
+            _ => {}
         }
         for (k, v) in &d.fields {
-            what.push_str(&format!(" {k} = {v:?}"));
+            what.push_str(&format!(" {k} = \"{v}\""));
         }
         out.push(Expectation {
             line: self.source.line(&e.span()),
