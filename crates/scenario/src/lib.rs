@@ -3,7 +3,8 @@
 //! enables what with which filters, what is written and when time moves — and what should
 //! come of it. [`Scenario::load`] checks the file (every mistake names its line, column and
 //! key), [`Scenario::run`] plays it on a deterministic kernel with the
-//! [journal](etwsim::journal) on and checks its expectations, and [`report`] turns a run or
+//! [journal](etwsim::journal) on (booted from a registry when it names one) and checks its
+//! expectations, and [`report`] turns a run or
 //! an `.etl` file into one self-contained HTML page. `docs/scenarios.md` documents every key;
 //! `examples/scenarios/` has worked examples; `etwsim run` and `etwsim report` are the
 //! command-line faces.
@@ -15,6 +16,7 @@
 //! | [`Scenario`] | a loaded, checked scenario: [`load`](Scenario::load), [`parse`](Scenario::parse), [`run`](Scenario::run) |
 //! | [`Outcome`] | what a run did: the journal, each expectation's result, the files the sessions wrote, the sessions' counters, the writes, the enable slots |
 //! | [`ExpectationResult`] | one expectation: its line, what it checks, expected and actual values, passed |
+//! | [`KernelEvent`] | a kernel (MOF) event a session recorded or delivered, decoded ([`SessionSummary::kernel_events`]) |
 //! | [`StepFailure`] | a control step that failed and ended the steps early |
 //! | [`output`] | the outcome as text, or as JSON Lines (`seq`, `time`, `kind` and fields per journal entry) |
 //! | [`report`] | the HTML report (timeline per session and CPU, enable slots, counters, event detail) |

@@ -375,11 +375,20 @@ fn the_report_draws_kernel_events_and_lists_the_boots() {
     let fileio = load("fileio_names.toml");
     let html = etwsim_scenario::report::scenario_html(&fileio, &fileio.run());
     assert!(html.contains("<h2>Kernel events</h2>"));
-    assert!(html.contains("FileIo/FileRundown"), "in the table and the details");
-    assert!(html.contains("class=\"ev\""), "kernel events are marks on the timeline");
+    assert!(
+        html.contains("FileIo/FileRundown"),
+        "in the table and the details"
+    );
+    assert!(
+        html.contains("class=\"ev\""),
+        "kernel events are marks on the timeline"
+    );
     let boot = load("autologger_boot.toml");
     let html = etwsim_scenario::report::scenario_html(&boot, &boot.run());
     assert!(html.contains("<h2>Boots</h2>"));
     assert!(html.contains("boot 4"));
-    assert!(html.contains("booted 4 times"), "the note about the boots' clocks");
+    assert!(
+        html.contains("booted 4 times"),
+        "the note about the boots' clocks"
+    );
 }
