@@ -392,3 +392,12 @@ fn the_report_draws_kernel_events_and_lists_the_boots() {
         "the note about the boots' clocks"
     );
 }
+
+#[test]
+fn an_os_step_of_a_process_that_is_not_running_aborts_at_its_line() {
+    let text = "[[process]]\nname = \"app\"\n\n[[process]]\nname = \"late\"\nautostart = false\n\n[[step]]\nexit = \"app\"\nexit_code = 3\n\n[[step]]\nopen_file = 'C:\\a.txt'\nprocess = \"app\"\nhandle = \"a\"\n\n[[step]]\nload_image = 'C:\\b.dll'\nprocess = \"late\"\nhandle = \"b\"\n\n[[expect.total]]\nwrites = 0\n";
+    let o = parse(text).unwrap_or_else(|e| panic!("{e}")).run();
+    let a = o.aborted.as_ref().expect("the open_file step fails");
+    assert_eq!((a.line, a.key.as_str()), (12, "step[2].open_file"), "{a}");
+    assert!(a.message.contains("not running"), "{a}");
+}
