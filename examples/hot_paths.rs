@@ -7,7 +7,8 @@
 
 use etwsim::win32::{EventDataDescriptor, Win32};
 use etwsim::{
-    EnableParams, EventDescriptor, EventFilter, Guid, Kernel, Keyword, Level, Provider, Token,
+    BufferInfo, EnableParams, EventDescriptor, EventFilter, Guid, Kernel, Keyword, Level,
+    NameFilter, Provider, Sink, Token, WriteOptions,
 };
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,6 +16,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 const P_NONE: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0005_0001);
 const P_LEVEL: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0005_0002);
 const P_ID: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0005_0003);
+const P_NAME: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0005_0004);
+const P_WRITE: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0005_0005);
+
+/// A sink that drops every buffer.
+struct Discard;
+
+impl Sink for Discard {
+    fn write_buffer(&mut self, buffer: &[u8], _info: &BufferInfo) -> std::io::Result<()> {
+        black_box(buffer.len());
+        Ok(())
+    }
+}
 
 #[inline(never)]
 fn hp_baseline(n: u64) -> u64 {
@@ -163,6 +176,77 @@ fn hp_p4_event_id_filtered(n: u64, p: &Provider, desc: &EventDescriptor, payload
     hits
 }
 
+/// P10 / P5 deterministic: an enabled write of `payload` into one session (a sink that
+/// discards), the logger stepped every 64 writes, as `benches/deterministic.rs` does.
+#[inline(never)]
+fn hp_p10_write_step64(
+    n: u64,
+    k: &Kernel,
+    p: &Provider,
+    desc: &EventDescriptor,
+    payload: &[u8],
+) -> u64 {
+    let mut hits = 0;
+    for i in 0..n {
+        if black_box(p)
+            .write(black_box(desc), &[black_box(payload)])
+            .is_err()
+        {
+            hits += 1;
+        }
+        if i % 64 == 63 {
+            k.run_pending();
+        }
+    }
+    hits
+}
+
+/// P6 deterministic: the same with a 256-byte payload.
+#[inline(never)]
+fn hp_p6_write_256_step64(
+    n: u64,
+    k: &Kernel,
+    p: &Provider,
+    desc: &EventDescriptor,
+    payload: &[u8],
+) -> u64 {
+    let mut hits = 0;
+    for i in 0..n {
+        if black_box(p)
+            .write(black_box(desc), &[black_box(payload)])
+            .is_err()
+        {
+            hits += 3;
+        }
+        if i % 64 == 63 {
+            k.run_pending();
+        }
+    }
+    hits
+}
+
+/// P12: a TraceLogging-style write whose name the one session's EVENT_NAME filter-in list
+/// does not hold.
+#[inline(never)]
+fn hp_p12_event_name_filtered(
+    n: u64,
+    p: &Provider,
+    desc: &EventDescriptor,
+    opts: &WriteOptions<'_>,
+    payload: &[u8],
+) -> u64 {
+    let mut hits = 0;
+    for _ in 0..n {
+        if black_box(p)
+            .write_with_options(black_box(desc), black_box(opts), &[black_box(payload)])
+            .is_err()
+        {
+            hits += 1;
+        }
+    }
+    hits
+}
+
 fn main() {
     let n: u64 = std::env::args()
         .nth(1)
@@ -221,6 +305,45 @@ fn main() {
     let verbose = EventDescriptor::new(7, Level::VERBOSE, Keyword(1));
     hits += hp_p3_event_write_level_filtered(n, &win32, h_level, &verbose, &blocks);
     let accepted = hp_p4_event_id_filtered(n, &by_id, &desc, &payload);
+
+    // P12: EVENT_NAME filter-in "Keep", the event named "Skip".
+    let by_name = app.register_provider(P_NAME).expect("a provider");
+    session
+        .enable(
+            P_NAME,
+            &EnableParams::new().filter(EventFilter::EventName(NameFilter {
+                match_any: Keyword(0),
+                match_all: Keyword(0),
+                level: Level(0),
+                filter_in: true,
+                names: vec!["Keep".into()],
+            })),
+        )
+        .expect("enable");
+    let skip = WriteOptions {
+        event_name: Some("Skip"),
+        ..WriteOptions::default()
+    };
+    hits += hp_p12_event_name_filtered(n, &by_name, &desc, &skip, &payload);
+
+    // P10 / P5 / P6 (deterministic): one session of its own, a sink that discards.
+    let det = app.register_provider(P_WRITE).expect("a provider");
+    let thread = app.spawn_thread(0).expect("a thread");
+    let _t = thread.enter();
+    let s = kernel
+        .session("p10")
+        .log_file("p10.etl")
+        .sink(Discard)
+        .buffer_size_kb(64)
+        .maximum_buffers(256)
+        .start()
+        .expect("a session");
+    s.enable(P_WRITE, &EnableParams::new()).expect("enable");
+    hits += hp_p10_write_step64(n, &kernel, &det, &desc, &payload);
+    let big = [0x5au8; 256];
+    hits += hp_p6_write_256_step64(n, &kernel, &det, &desc, &big);
+    assert_eq!(s.stop().expect("stop").events_lost, 0);
+
     assert_eq!(hits, 0);
     assert_eq!(accepted, 2 * n, "every rejected write returns Ok");
     println!("hot_paths: {n} calls per path");
