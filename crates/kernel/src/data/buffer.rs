@@ -297,7 +297,48 @@ impl BufferPool {
     }
 
     /// Reserves `len` bytes (a multiple of 8) in `cpu`'s in-use buffer.
+    ///
+    /// The common case — the slot names a current, unsealed buffer with room, and the CAS
+    /// succeeds at the first try — is this inlined function: the first round of
+    /// [`BufferPool::reserve_slow`]'s loop, with the same loads, checks and CAS. Anything else
+    /// (no buffer, a stale or sealed one, a full one, a lost race) goes to that loop, which
+    /// starts over from the slot.
+    #[inline]
     pub(crate) fn reserve(&self, cpu: usize, len: u64) -> Result<Reservation, ReserveError> {
+        if len <= self.capacity() {
+            let cur = self.slots[self.slot_of(cpu)].load(Ordering::Acquire);
+            if cur != 0 {
+                let (generation_tag, i) = (cur >> 16, ((cur & 0xffff) - 1) as u32);
+                if let Some(b) = self.buffers.get(i as usize) {
+                    let st = b.state.load(Ordering::Acquire);
+                    let current = generation(st) == generation_tag & ((1 << 23) - 1)
+                        || injected!(self, NoGenerationCheck);
+                    if current
+                        && st & SEALED == 0
+                        && offset(st) + len <= self.size
+                        && b.state
+                            .compare_exchange_weak(
+                                st,
+                                st + len + WRITER_ONE,
+                                Ordering::AcqRel,
+                                Ordering::Acquire,
+                            )
+                            .is_ok()
+                    {
+                        return Ok(Reservation {
+                            index: i,
+                            offset: offset(st) as u32,
+                        });
+                    }
+                }
+            }
+        }
+        self.reserve_slow(cpu, len)
+    }
+
+    /// [`BufferPool::reserve`] in full: installs, detaches, seals and retries as needed.
+    #[inline(never)]
+    fn reserve_slow(&self, cpu: usize, len: u64) -> Result<Reservation, ReserveError> {
         if len > self.capacity() {
             return Err(ReserveError::TooBig);
         }

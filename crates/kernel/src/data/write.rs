@@ -742,8 +742,9 @@ impl Provider {
         r
     }
 
-    /// Step 2 (routing) and on: the sessions of `routes` that take the event.
-    #[inline]
+    /// Step 2 (routing) and on: the sessions of `routes` that take the event. The
+    /// single-session check is inlined into the caller; the general case is out of line.
+    #[inline(always)]
     fn route(&self, routes: &Routes, call: &Call<'_>) -> std::result::Result<(), Refusal> {
         let Call {
             desc,
@@ -771,6 +772,18 @@ impl Provider {
                 self.emit_single(route, call, t)
             });
         }
+        self.route_general(routes, call)
+    }
+
+    /// Step 2 for a table the single-session path does not cover: every session's predicate.
+    #[inline(never)]
+    fn route_general(&self, routes: &Routes, call: &Call<'_>) -> std::result::Result<(), Refusal> {
+        let Call {
+            desc,
+            opts,
+            data,
+            string_only,
+        } = *call;
         let ev = EventView {
             descriptor: desc,
             name: opts.event_name,
@@ -809,6 +822,7 @@ impl Provider {
 
     /// The event path for one session that wants no extended item: no plan tables, no
     /// all-or-none pre-pass (with one target, the reservation's own answer is the policy's).
+    #[inline(always)]
     fn emit_single(
         &self,
         route: &Route,
