@@ -68,6 +68,20 @@ pub struct WriteOptions<'a> {
     pub timestamp: Option<i64>,
 }
 
+/// The options of a plain EventWrite: the write forms without options pass a reference to it
+/// rather than building a `WriteOptions` on the stack per call, and the single-session route
+/// recognises it by its address (one compare instead of one per option).
+static PLAIN: WriteOptions<'static> = WriteOptions {
+    activity_id: None,
+    related_activity_id: None,
+    filter: 0,
+    flags: 0,
+    event_name: None,
+    tracelogging_metadata: None,
+    provider_traits: None,
+    timestamp: None,
+};
+
 /// One extended item as the event path plans it, borrowing its data.
 #[derive(Copy, Clone)]
 enum Item<'a> {
@@ -430,9 +444,9 @@ impl Provider {
     #[inline]
     fn write_listened(&self, descriptor: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
         if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
-            return self.not_wanted(descriptor, &WriteOptions::default());
+            return self.not_wanted(descriptor, &PLAIN);
         }
-        self.write_event(descriptor, &WriteOptions::default(), data, false)
+        self.write_event(descriptor, &PLAIN, data, false)
     }
 
     /// `EventWrite` with a payload built only when some session may want the event.
@@ -446,15 +460,10 @@ impl Provider {
         build: impl FnOnce() -> R,
     ) -> Result<()> {
         if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
-            return self.not_wanted(descriptor, &WriteOptions::default());
+            return self.not_wanted(descriptor, &PLAIN);
         }
         let payload = build();
-        self.write_event(
-            descriptor,
-            &WriteOptions::default(),
-            &[payload.as_ref()],
-            false,
-        )
+        self.write_event(descriptor, &PLAIN, &[payload.as_ref()], false)
     }
 
     /// `TraceLoggingWrite`: a TraceLogging event called `name`, its fields added by `fields`
@@ -616,10 +625,7 @@ impl Provider {
     /// As [`Provider::write`].
     pub fn write_string(&self, level: Level, keyword: Keyword, text: &str) -> Result<()> {
         if !self.is_enabled_for(level, keyword) {
-            return self.not_wanted(
-                &EventDescriptor::new(0, level, keyword),
-                &WriteOptions::default(),
-            );
+            return self.not_wanted(&EventDescriptor::new(0, level, keyword), &PLAIN);
         }
         let units: Vec<u8> = text
             .encode_utf16()
@@ -627,13 +633,14 @@ impl Provider {
             .flat_map(u16::to_le_bytes)
             .collect();
         let descriptor = EventDescriptor::new(0, level, keyword);
-        self.write_event(&descriptor, &WriteOptions::default(), &[&units], true)
+        self.write_event(&descriptor, &PLAIN, &[&units], true)
     }
 
     /// The general write: every option of EventWriteEx and TraceLogging.
     ///
     /// # Errors
     /// As [`Provider::write_ex`].
+    #[inline]
     pub fn write_with_options(
         &self,
         descriptor: &EventDescriptor,
@@ -752,16 +759,15 @@ impl Provider {
             data,
             string_only,
         } = *call;
-        if routes.single
-            && opts.related_activity_id.is_none()
-            && opts.filter == 0
-            && opts.flags == 0
-            && opts.event_name.is_none()
-            && opts.tracelogging_metadata.is_none()
-            && opts.provider_traits.is_none()
-            && opts.timestamp.is_none()
-            && self.reg.traits_blob.get().is_none()
-        {
+        let plain = std::ptr::eq(opts, &PLAIN)
+            || (opts.related_activity_id.is_none()
+                && opts.filter == 0
+                && opts.flags == 0
+                && opts.event_name.is_none()
+                && opts.tracelogging_metadata.is_none()
+                && opts.provider_traits.is_none()
+                && opts.timestamp.is_none());
+        if routes.single && plain && self.reg.traits_blob.get().is_none() {
             // One session, nothing but level and keywords to check, no extended item: the
             // record is header + payload (the general path below gives the same bytes).
             let route = &routes[0];
@@ -1171,6 +1177,14 @@ mod tests {
             Refusal::BACKLOG_FULL.error(),
             Error::RealTimeBacklogFull
         ));
+    }
+
+    #[test]
+    fn plain_options_are_the_defaults() {
+        assert_eq!(
+            format!("{PLAIN:?}"),
+            format!("{:?}", WriteOptions::default())
+        );
     }
 
     #[test]
