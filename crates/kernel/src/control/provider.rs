@@ -42,6 +42,7 @@ use crate::control::filter::{
 use crate::control::session::{LoggerContext, Session, Target, TraceHandle};
 use crate::machine::kernel::{Kernel, State};
 use crate::machine::process::{Process, ProcessRecord};
+use crate::machine::thread::{WriterLocal, with_writer_local};
 use crate::{Error, Result};
 use arc_swap::ArcSwap;
 use etwsim_types::{
@@ -225,15 +226,20 @@ static ROUTES_VERSION: AtomicU64 = AtomicU64::new(0);
 /// Route tables this OS thread wrote through recently, newest replacing the oldest.
 const ROUTE_CACHE_SIZE: usize = 4;
 
-#[derive(Default)]
-struct RouteCache {
+/// The route tables one OS thread wrote through recently (part of its
+/// [`crate::machine::thread::WriterLocal`]).
+pub(crate) struct RouteCache {
     tables: [Option<Arc<Routes>>; ROUTE_CACHE_SIZE],
     next: usize,
 }
 
-thread_local! {
-    static ROUTE_CACHE: std::cell::RefCell<RouteCache> =
-        std::cell::RefCell::new(RouteCache::default());
+impl RouteCache {
+    pub(crate) const fn new() -> RouteCache {
+        RouteCache {
+            tables: [None, None, None, None],
+            next: 0,
+        }
+    }
 }
 
 impl RegEntry {
@@ -248,29 +254,30 @@ impl RegEntry {
     /// stopped is not written to (`is_running`).
     #[inline(always)]
     pub(crate) fn with_routes<R>(&self, f: impl FnOnce(&Routes) -> R) -> R {
+        with_writer_local(|local| self.with_routes_in(local, f))
+    }
+
+    /// [`RegEntry::with_routes`] with this OS thread's writer state already at hand (`None`
+    /// while the thread's locals are being destroyed: no cache then).
+    #[inline(always)]
+    pub(crate) fn with_routes_in<R>(
+        &self,
+        local: Option<&WriterLocal>,
+        f: impl FnOnce(&Routes) -> R,
+    ) -> R {
         let version = self.routes_version.load(Ordering::Acquire);
-        let mut f = Some(f);
-        let hit = ROUTE_CACHE.try_with(|c| {
-            let cache = c.try_borrow().ok()?;
-            let table = cache
-                .tables
-                .iter()
-                .flatten()
-                .find(|t| t.version == version)?;
-            Some((f.take().expect("called once"))(table))
-        });
-        if let Ok(Some(r)) = hit {
-            return r;
-        }
-        let f = f.take().expect("not called yet");
-        let table = self.routes.load_full();
-        let _ = ROUTE_CACHE.try_with(|c| {
-            if let Ok(mut cache) = c.try_borrow_mut() {
-                let slot = cache.next;
-                cache.tables[slot] = Some(table.clone());
-                cache.next = (slot + 1) % ROUTE_CACHE_SIZE;
+        let cache = local.map(|l| &l.routes);
+        if let Some(cache) = cache.and_then(|c| c.try_borrow().ok()) {
+            if let Some(table) = cache.tables.iter().flatten().find(|t| t.version == version) {
+                return f(table);
             }
-        });
+        }
+        let table = self.routes.load_full();
+        if let Some(mut cache) = cache.and_then(|c| c.try_borrow_mut().ok()) {
+            let slot = cache.next;
+            cache.tables[slot] = Some(table.clone());
+            cache.next = (slot + 1) % ROUTE_CACHE_SIZE;
+        }
         f(&table)
     }
 }

@@ -28,7 +28,7 @@ use crate::control::provider::{Provider, Route, Routes};
 use crate::control::session::LoggerContext;
 use crate::data::buffer::ReserveError;
 use crate::journal::{JournalEvent, LossCounter};
-use crate::machine::thread::{ThreadState, with_current};
+use crate::machine::thread::{ThreadState, WriterLocal, current_in, with_writer_local};
 use crate::{Error, Result};
 use etwsim_decode::tracelogging::EventBuilder;
 use etwsim_types::record::{
@@ -336,7 +336,6 @@ fn is_independent(route: &Route) -> bool {
 }
 
 /// A GUID's 16 bytes as a record holds them (Windows byte order), as two little-endian words.
-#[inline]
 ///
 /// Computed from the GUID's 128-bit value: Data1, Data2 and Data3 little-endian in the first
 /// word, Data4's bytes in order in the second (`guid_words_match_the_bytes` checks it).
@@ -739,10 +738,12 @@ impl Provider {
             data,
             string_only,
         };
-        let r = self
-            .reg
-            .with_routes(|routes| self.route(routes, &call))
-            .map_err(Refusal::error);
+        // One thread-local lookup serves the route cache and the current simulated thread.
+        let r = with_writer_local(|local| {
+            self.reg
+                .with_routes_in(local, |routes| self.route(routes, &call, local))
+        })
+        .map_err(Refusal::error);
         if self.kernel.inner.journal.is_some() {
             self.journal_write(desc, opts, data, &r);
         }
@@ -752,13 +753,13 @@ impl Provider {
     /// Step 2 (routing) and on: the sessions of `routes` that take the event. The
     /// single-session check is inlined into the caller; the general case is out of line.
     #[inline(always)]
-    fn route(&self, routes: &Routes, call: &Call<'_>) -> std::result::Result<(), Refusal> {
-        let Call {
-            desc,
-            opts,
-            data,
-            string_only,
-        } = *call;
+    fn route(
+        &self,
+        routes: &Routes,
+        call: &Call<'_>,
+        local: Option<&WriterLocal>,
+    ) -> std::result::Result<(), Refusal> {
+        let Call { desc, opts, .. } = *call;
         let plain = std::ptr::eq(opts, &PLAIN)
             || (opts.related_activity_id.is_none()
                 && opts.filter == 0
@@ -774,16 +775,21 @@ impl Provider {
             if !(route.logger.is_running() && routes.single_passes(desc)) {
                 return Ok(()); // EVT-02
             }
-            return with_current(&self.kernel, self.reg.process_key, |t| {
+            return current_in(local, &self.kernel, self.reg.process_key, |t| {
                 self.emit_single(route, call, t)
             });
         }
-        self.route_general(routes, call)
+        self.route_general(routes, call, local)
     }
 
     /// Step 2 for a table the single-session path does not cover: every session's predicate.
     #[inline(never)]
-    fn route_general(&self, routes: &Routes, call: &Call<'_>) -> std::result::Result<(), Refusal> {
+    fn route_general(
+        &self,
+        routes: &Routes,
+        call: &Call<'_>,
+        local: Option<&WriterLocal>,
+    ) -> std::result::Result<(), Refusal> {
         let Call {
             desc,
             opts,
@@ -811,7 +817,7 @@ impl Provider {
         if n == 0 {
             return Ok(()); // EVT-02: enabled, but every session's filters said no
         }
-        with_current(&self.kernel, self.reg.process_key, |t| {
+        current_in(local, &self.kernel, self.reg.process_key, |t| {
             self.emit(desc, opts, data, &targets[..n], t, string_only)
         })
     }
