@@ -1876,7 +1876,8 @@ mod tests {
         ] {
             let (i, bit) = name_bit(n);
             assert!(i < 4 && bit.count_ones() == 1);
-            assert_eq!(name_bit(&n.to_string()), (i, bit));
+            let copy = String::from(n);
+            assert_eq!(name_bit(copy.as_str()), (i, bit));
         }
     }
 }
