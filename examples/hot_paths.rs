@@ -3,6 +3,13 @@
 //! instructions of each function, and the script subtracts the empty loop's count and
 //! divides by `N` to give instructions per call.
 //!
+//! The enabled write paths are counted the same way: `hp_p10_write_step64` (P10, and the
+//! deterministic variant of P5: a 16-byte payload into one session whose sink discards, the
+//! logger stepped with `run_pending` every 64 writes, as `benches/deterministic.rs` does),
+//! `hp_p6_write_256_step64` (the same with 256 bytes) and `hp_p12_event_name_filtered` (P12:
+//! a named event no session's EVENT_NAME filter-in list holds, as `benches/write_filtered.rs`
+//! writes it).
+//!
 //! `cargo run --release --example hot_paths [N]` also works on its own (it only prints N).
 
 use etwsim::win32::{EventDataDescriptor, Win32};
