@@ -208,6 +208,22 @@ fn hp_p10_write_step64(
     hits
 }
 
+/// P5: the same write in a threaded kernel (its logger thread hands the buffers back); only
+/// the writer's instructions are counted.
+#[inline(never)]
+fn hp_p5_threaded_write(n: u64, p: &Provider, desc: &EventDescriptor, payload: &[u8]) -> u64 {
+    let mut hits = 0;
+    for _ in 0..n {
+        if black_box(p)
+            .write(black_box(desc), &[black_box(payload)])
+            .is_err()
+        {
+            hits += 5;
+        }
+    }
+    hits
+}
+
 /// P6 deterministic: the same with a 256-byte payload.
 #[inline(never)]
 fn hp_p6_write_256_step64(
@@ -350,6 +366,28 @@ fn main() {
     let big = [0x5au8; 256];
     hits += hp_p6_write_256_step64(n, &kernel, &det, &desc, &big);
     assert_eq!(s.stop().expect("stop").events_lost, 0);
+
+    // P5: a threaded kernel, the same session shape.
+    let threaded = Kernel::builder().threaded().build().expect("a kernel");
+    let tapp = threaded
+        .spawn("hot.exe", Token::user("u"))
+        .expect("a process");
+    let tp = tapp.register_provider(P_WRITE).expect("a provider");
+    let tthread = tapp.spawn_thread(0).expect("a thread");
+    let _tt = tthread.enter();
+    let ts = threaded
+        .session("p5")
+        .log_file("p5.etl")
+        .sink(Discard)
+        .buffer_size_kb(64)
+        // Room for every event even if the logger thread never ran (valgrind runs one thread
+        // at a time): every write counted is a stored one.
+        .maximum_buffers(1024)
+        .start()
+        .expect("a session");
+    ts.enable(P_WRITE, &EnableParams::new()).expect("enable");
+    hits += hp_p5_threaded_write(n, &tp, &desc, &payload);
+    assert_eq!(ts.stop().expect("stop").events_lost, 0);
 
     assert_eq!(hits, 0);
     assert_eq!(accepted, 2 * n, "every rejected write returns Ok");
