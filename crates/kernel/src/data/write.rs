@@ -857,7 +857,11 @@ impl Provider {
             tid: thread.tid,
             string_only,
         };
-        let size = EVENT_HEADER_SIZE + data.iter().map(|d| d.len()).sum::<usize>();
+        let payload_len = match data {
+            [one] => one.len(), // the common call: one block, no loop
+            _ => data.iter().map(|d| d.len()).sum(),
+        };
+        let size = EVENT_HEADER_SIZE + payload_len;
         let refusal = match refusal(&route.logger, size) {
             Some(r) => Some(r),
             None => self.store(route, &[], size, desc, data, stamp).err(),
