@@ -267,18 +267,33 @@ impl RegEntry {
     ) -> R {
         let version = self.routes_version.load(Ordering::Acquire);
         let cache = local.map(|l| &l.routes);
-        if let Some(cache) = cache.and_then(|c| c.try_borrow().ok()) {
-            if let Some(table) = cache.tables.iter().flatten().find(|t| t.version == version) {
-                return f(table);
+        // A hit keeps the cache borrowed while `f` runs; `f` has one call site, so it can be
+        // inlined here.
+        let hit = cache.and_then(|c| c.try_borrow().ok()).and_then(|c| {
+            std::cell::Ref::filter_map(c, |c| {
+                c.tables
+                    .iter()
+                    .flatten()
+                    .find(|t| t.version == version)
+                    .map(|t| &**t)
+            })
+            .ok()
+        });
+        let loaded;
+        let table: &Routes = match &hit {
+            Some(t) => t,
+            None => {
+                let t = self.routes.load_full();
+                if let Some(mut cache) = cache.and_then(|c| c.try_borrow_mut().ok()) {
+                    let slot = cache.next;
+                    cache.tables[slot] = Some(t.clone());
+                    cache.next = (slot + 1) % ROUTE_CACHE_SIZE;
+                }
+                loaded = t;
+                &loaded
             }
-        }
-        let table = self.routes.load_full();
-        if let Some(mut cache) = cache.and_then(|c| c.try_borrow_mut().ok()) {
-            let slot = cache.next;
-            cache.tables[slot] = Some(table.clone());
-            cache.next = (slot + 1) % ROUTE_CACHE_SIZE;
-        }
-        f(&table)
+        };
+        f(table)
     }
 }
 
