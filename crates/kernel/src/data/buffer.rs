@@ -579,19 +579,19 @@ impl BufferPool {
         out[used..].fill(fill);
         let words = &self.buffers[i as usize].words()[HEADER as usize / 8..used / 8];
         let bytes = &mut out[HEADER as usize..used];
-        // Four words per step: the loads cannot be vectorised (they are atomics), the loop
+        // Eight words per step: the loads cannot be vectorised (they are atomics), the loop
         // overhead can be amortised.
-        let mut quads = bytes.chunks_exact_mut(32);
-        let mut words4 = words.chunks_exact(4);
-        for (dst, src) in (&mut quads).zip(&mut words4) {
+        let mut octets = bytes.chunks_exact_mut(64);
+        let mut words8 = words.chunks_exact(8);
+        for (dst, src) in (&mut octets).zip(&mut words8) {
             for (d, w) in dst.chunks_exact_mut(8).zip(src) {
                 d.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
             }
         }
-        for (d, w) in quads
+        for (d, w) in octets
             .into_remainder()
             .chunks_exact_mut(8)
-            .zip(words4.remainder())
+            .zip(words8.remainder())
         {
             d.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
         }
