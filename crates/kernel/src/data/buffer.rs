@@ -313,22 +313,10 @@ impl BufferPool {
                     let st = b.state.load(Ordering::Acquire);
                     let current = generation(st) == generation_tag & ((1 << 23) - 1)
                         || injected!(self, NoGenerationCheck);
-                    if current
-                        && st & SEALED == 0
-                        && offset(st) + len <= self.size
-                        && b.state
-                            .compare_exchange_weak(
-                                st,
-                                st + len + WRITER_ONE,
-                                Ordering::AcqRel,
-                                Ordering::Acquire,
-                            )
-                            .is_ok()
-                    {
-                        return Ok(Reservation {
-                            index: i,
-                            offset: offset(st) as u32,
-                        });
+                    if current && st & SEALED == 0 && offset(st) + len <= self.size {
+                        if let Some(r) = Self::bump(b, i, st, len) {
+                            return Ok(r);
+                        }
                     }
                 }
             }
@@ -387,21 +375,28 @@ impl BufferPool {
                 }
                 continue;
             }
-            if b.state
-                .compare_exchange_weak(
-                    st,
-                    st + len + WRITER_ONE,
-                    Ordering::AcqRel,
-                    Ordering::Acquire,
-                )
-                .is_ok()
-            {
-                return Ok(Reservation {
-                    index: i,
-                    offset: offset(st) as u32,
-                });
+            if let Some(r) = Self::bump(b, i, st, len) {
+                return Ok(r);
             }
         }
+    }
+
+    /// The reservation itself: one CAS from the state `st` the checks were made on, adding
+    /// `len` to the offset and one writer. `None` if the state changed meanwhile.
+    #[inline(always)]
+    fn bump(b: &Buffer, i: u32, st: u64, len: u64) -> Option<Reservation> {
+        b.state
+            .compare_exchange_weak(
+                st,
+                st + len + WRITER_ONE,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .ok()
+            .map(|_| Reservation {
+                index: i,
+                offset: offset(st) as u32,
+            })
     }
 
     /// Would a reservation of `len` bytes on `cpu` succeed now? Exact when nothing runs
