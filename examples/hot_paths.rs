@@ -3,11 +3,19 @@
 //! instructions of each function, and the script subtracts the empty loop's count and
 //! divides by `N` to give instructions per call.
 //!
+//! The enabled write paths are counted the same way: `hp_p10_write_step64` (P10, and the
+//! deterministic variant of P5: a 16-byte payload into one session whose sink discards, the
+//! logger stepped with `run_pending` every 64 writes, as `benches/deterministic.rs` does),
+//! `hp_p6_write_256_step64` (the same with 256 bytes) and `hp_p12_event_name_filtered` (P12:
+//! a named event no session's EVENT_NAME filter-in list holds, as `benches/write_filtered.rs`
+//! writes it).
+//!
 //! `cargo run --release --example hot_paths [N]` also works on its own (it only prints N).
 
 use etwsim::win32::{EventDataDescriptor, Win32};
 use etwsim::{
-    EnableParams, EventDescriptor, EventFilter, Guid, Kernel, Keyword, Level, Provider, Token,
+    BufferInfo, EnableParams, EventDescriptor, EventFilter, Guid, Kernel, Keyword, Level,
+    NameFilter, Provider, Sink, Token, WriteOptions,
 };
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,6 +23,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 const P_NONE: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0005_0001);
 const P_LEVEL: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0005_0002);
 const P_ID: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0005_0003);
+const P_NAME: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0005_0004);
+const P_WRITE: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0005_0005);
+
+/// A sink that drops every buffer.
+struct Discard;
+
+impl Sink for Discard {
+    fn write_buffer(&mut self, buffer: &[u8], _info: &BufferInfo) -> std::io::Result<()> {
+        black_box(buffer.len());
+        Ok(())
+    }
+}
 
 #[inline(never)]
 fn hp_baseline(n: u64) -> u64 {
@@ -149,15 +169,90 @@ fn hp_p3_event_write_level_filtered(
     p3_event_write_loop(2, n, w, handle, desc, blocks)
 }
 
+/// `Provider::write` `n` times, counting errors (`step` each), with the logger stepped every
+/// 64 writes when `logger` is given, as `benches/deterministic.rs` does; inlined into each
+/// caller so each has its own loop (a different `step` per caller keeps them apart).
+#[inline(always)]
+fn write_loop(
+    step: u64,
+    n: u64,
+    logger: Option<&Kernel>,
+    p: &Provider,
+    desc: &EventDescriptor,
+    payload: &[u8],
+) -> u64 {
+    let mut hits = 0;
+    for i in 0..n {
+        if black_box(p)
+            .write(black_box(desc), &[black_box(payload)])
+            .is_err()
+        {
+            hits += step;
+        }
+        if let Some(k) = logger {
+            if i % 64 == 63 {
+                k.run_pending();
+            }
+        }
+    }
+    hits
+}
+
+/// P4: every session's EVENT_ID filter rejects the event (the write returns `Ok`).
 #[inline(never)]
 fn hp_p4_event_id_filtered(n: u64, p: &Provider, desc: &EventDescriptor, payload: &[u8]) -> u64 {
+    write_loop(2, n, None, p, desc, payload)
+}
+
+/// P10 / P5 deterministic: an enabled write of a 16-byte payload into one session (a sink
+/// that discards), the logger stepped every 64 writes.
+#[inline(never)]
+fn hp_p10_write_step64(
+    n: u64,
+    k: &Kernel,
+    p: &Provider,
+    desc: &EventDescriptor,
+    payload: &[u8],
+) -> u64 {
+    write_loop(3, n, Some(k), p, desc, payload)
+}
+
+/// P5: the same write in a threaded kernel (its logger thread hands the buffers back); only
+/// the writer's instructions are counted.
+#[inline(never)]
+fn hp_p5_threaded_write(n: u64, p: &Provider, desc: &EventDescriptor, payload: &[u8]) -> u64 {
+    write_loop(5, n, None, p, desc, payload)
+}
+
+/// P6 deterministic: the same with a 256-byte payload.
+#[inline(never)]
+fn hp_p6_write_256_step64(
+    n: u64,
+    k: &Kernel,
+    p: &Provider,
+    desc: &EventDescriptor,
+    payload: &[u8],
+) -> u64 {
+    write_loop(7, n, Some(k), p, desc, payload)
+}
+
+/// P12: a TraceLogging-style write whose name the one session's EVENT_NAME filter-in list
+/// does not hold.
+#[inline(never)]
+fn hp_p12_event_name_filtered(
+    n: u64,
+    p: &Provider,
+    desc: &EventDescriptor,
+    opts: &WriteOptions<'_>,
+    payload: &[u8],
+) -> u64 {
     let mut hits = 0;
     for _ in 0..n {
         if black_box(p)
-            .write(black_box(desc), &[black_box(payload)])
-            .is_ok()
+            .write_with_options(black_box(desc), black_box(opts), &[black_box(payload)])
+            .is_err()
         {
-            hits += 2;
+            hits += 1;
         }
     }
     hits
@@ -220,8 +315,69 @@ fn main() {
     hits += hp_p3_event_write(n, &win32, handle, &desc, &blocks);
     let verbose = EventDescriptor::new(7, Level::VERBOSE, Keyword(1));
     hits += hp_p3_event_write_level_filtered(n, &win32, h_level, &verbose, &blocks);
-    let accepted = hp_p4_event_id_filtered(n, &by_id, &desc, &payload);
+    // Every rejected write returns Ok: no error counted.
+    hits += hp_p4_event_id_filtered(n, &by_id, &desc, &payload);
+
+    // P12: EVENT_NAME filter-in "Keep", the event named "Skip".
+    let by_name = app.register_provider(P_NAME).expect("a provider");
+    session
+        .enable(
+            P_NAME,
+            &EnableParams::new().filter(EventFilter::EventName(NameFilter {
+                match_any: Keyword(0),
+                match_all: Keyword(0),
+                level: Level(0),
+                filter_in: true,
+                names: vec!["Keep".into()],
+            })),
+        )
+        .expect("enable");
+    let skip = WriteOptions {
+        event_name: Some("Skip"),
+        ..WriteOptions::default()
+    };
+    hits += hp_p12_event_name_filtered(n, &by_name, &desc, &skip, &payload);
+
+    // P10 / P5 / P6 (deterministic): one session of its own, a sink that discards.
+    let det = app.register_provider(P_WRITE).expect("a provider");
+    let thread = app.spawn_thread(0).expect("a thread");
+    let _t = thread.enter();
+    let s = kernel
+        .session("p10")
+        .log_file("p10.etl")
+        .sink(Discard)
+        .buffer_size_kb(64)
+        .maximum_buffers(256)
+        .start()
+        .expect("a session");
+    s.enable(P_WRITE, &EnableParams::new()).expect("enable");
+    hits += hp_p10_write_step64(n, &kernel, &det, &desc, &payload);
+    let big = [0x5au8; 256];
+    hits += hp_p6_write_256_step64(n, &kernel, &det, &desc, &big);
+    assert_eq!(s.stop().expect("stop").events_lost, 0);
+
+    // P5: a threaded kernel, the same session shape.
+    let threaded = Kernel::builder().threaded().build().expect("a kernel");
+    let tapp = threaded
+        .spawn("hot.exe", Token::user("u"))
+        .expect("a process");
+    let tp = tapp.register_provider(P_WRITE).expect("a provider");
+    let tthread = tapp.spawn_thread(0).expect("a thread");
+    let _tt = tthread.enter();
+    let ts = threaded
+        .session("p5")
+        .log_file("p5.etl")
+        .sink(Discard)
+        .buffer_size_kb(64)
+        // Room for every event even if the logger thread never ran (valgrind runs one thread
+        // at a time): every write counted is a stored one.
+        .maximum_buffers(1024)
+        .start()
+        .expect("a session");
+    ts.enable(P_WRITE, &EnableParams::new()).expect("enable");
+    hits += hp_p5_threaded_write(n, &tp, &desc, &payload);
+    assert_eq!(ts.stop().expect("stop").events_lost, 0);
+
     assert_eq!(hits, 0);
-    assert_eq!(accepted, 2 * n, "every rejected write returns Ok");
     println!("hot_paths: {n} calls per path");
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Instructions per call of the disabled hot paths P1–P3 (docs/PERFORMANCE.md), counted
-# exactly by valgrind's callgrind, whatever the machine's noise.
+# Instructions per call of the disabled hot paths P1–P4 and of the write paths P5/P6/P10/P12
+# (docs/PERFORMANCE.md), counted exactly by valgrind's callgrind, whatever the machine's noise.
 #
 # examples/hot_paths.rs runs each path N times in its own #[inline(never)] function
 # (hp_*); this script takes each function's inclusive instruction count, subtracts the empty

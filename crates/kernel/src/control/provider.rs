@@ -42,6 +42,7 @@ use crate::control::filter::{
 use crate::control::session::{LoggerContext, Session, Target, TraceHandle};
 use crate::machine::kernel::{Kernel, State};
 use crate::machine::process::{Process, ProcessRecord};
+use crate::machine::thread::{WriterLocal, with_writer_local};
 use crate::{Error, Result};
 use arc_swap::ArcSwap;
 use etwsim_types::{
@@ -176,6 +177,47 @@ pub(crate) struct Routes {
     /// level and keywords (no EVENT_ID / EVENT_NAME / PAYLOAD filter, no EXCLUDE_INPRIVATE):
     /// the write can take the single-session path.
     pub(crate) single: bool,
+    /// With `single`: that session's level and keyword test (FLT-01…FLT-07) with its
+    /// effective values worked out once here, so the write only compares.
+    single_gate: LevelKeywordGate,
+}
+
+/// One session's level and keyword test, precomputed (`level_keyword_pass`'s answer for
+/// every descriptor, `single_gate_matches_level_keyword_pass` checks it).
+#[derive(Copy, Clone, Debug, Default)]
+struct LevelKeywordGate {
+    /// The effective level (0 → 255).
+    level: u8,
+    /// Keyword-0 events pass (no IGNORE_KEYWORD_0).
+    keyword_zero: bool,
+    /// The effective MatchAnyKeyword.
+    any: u64,
+    /// The effective MatchAllKeyword.
+    all: u64,
+}
+
+impl LevelKeywordGate {
+    fn new(f: &SlotFilter) -> LevelKeywordGate {
+        let any = effective_any(f.match_any, true);
+        LevelKeywordGate {
+            level: effective_level(f.level).0,
+            keyword_zero: !f.enable_property.contains(EnableProperty::IGNORE_KEYWORD_0),
+            any: any.0,
+            all: effective_all(f.match_any, f.match_all).0,
+        }
+    }
+
+    #[inline]
+    fn passes(&self, d: &EventDescriptor) -> bool {
+        if d.level.0 > self.level {
+            return false; // a level-0 event is never above it
+        }
+        if d.keyword.0 == 0 {
+            self.keyword_zero
+        } else {
+            d.keyword.0 & self.any != 0 && d.keyword.0 & self.all == self.all
+        }
+    }
 }
 
 /// The last route-table version handed out.
@@ -184,15 +226,20 @@ static ROUTES_VERSION: AtomicU64 = AtomicU64::new(0);
 /// Route tables this OS thread wrote through recently, newest replacing the oldest.
 const ROUTE_CACHE_SIZE: usize = 4;
 
-#[derive(Default)]
-struct RouteCache {
+/// The route tables one OS thread wrote through recently (part of its
+/// [`crate::machine::thread::WriterLocal`]).
+pub(crate) struct RouteCache {
     tables: [Option<Arc<Routes>>; ROUTE_CACHE_SIZE],
     next: usize,
 }
 
-thread_local! {
-    static ROUTE_CACHE: std::cell::RefCell<RouteCache> =
-        std::cell::RefCell::new(RouteCache::default());
+impl RouteCache {
+    pub(crate) const fn new() -> RouteCache {
+        RouteCache {
+            tables: [None, None, None, None],
+            next: 0,
+        }
+    }
 }
 
 impl RegEntry {
@@ -207,30 +254,46 @@ impl RegEntry {
     /// stopped is not written to (`is_running`).
     #[inline(always)]
     pub(crate) fn with_routes<R>(&self, f: impl FnOnce(&Routes) -> R) -> R {
+        with_writer_local(|local| self.with_routes_in(local, f))
+    }
+
+    /// [`RegEntry::with_routes`] with this OS thread's writer state already at hand (`None`
+    /// while the thread's locals are being destroyed: no cache then).
+    #[inline(always)]
+    pub(crate) fn with_routes_in<R>(
+        &self,
+        local: Option<&WriterLocal>,
+        f: impl FnOnce(&Routes) -> R,
+    ) -> R {
         let version = self.routes_version.load(Ordering::Acquire);
-        let mut f = Some(f);
-        let hit = ROUTE_CACHE.try_with(|c| {
-            let cache = c.try_borrow().ok()?;
-            let table = cache
-                .tables
-                .iter()
-                .flatten()
-                .find(|t| t.version == version)?;
-            Some((f.take().expect("called once"))(table))
+        let cache = local.map(|l| &l.routes);
+        // A hit keeps the cache borrowed while `f` runs; `f` has one call site, so it can be
+        // inlined here.
+        let hit = cache.and_then(|c| c.try_borrow().ok()).and_then(|c| {
+            std::cell::Ref::filter_map(c, |c| {
+                c.tables
+                    .iter()
+                    .flatten()
+                    .find(|t| t.version == version)
+                    .map(|t| &**t)
+            })
+            .ok()
         });
-        if let Ok(Some(r)) = hit {
-            return r;
-        }
-        let f = f.take().expect("not called yet");
-        let table = self.routes.load_full();
-        let _ = ROUTE_CACHE.try_with(|c| {
-            if let Ok(mut cache) = c.try_borrow_mut() {
-                let slot = cache.next;
-                cache.tables[slot] = Some(table.clone());
-                cache.next = (slot + 1) % ROUTE_CACHE_SIZE;
+        let loaded;
+        let table: &Routes = match &hit {
+            Some(t) => t,
+            None => {
+                let t = self.routes.load_full();
+                if let Some(mut cache) = cache.and_then(|c| c.try_borrow_mut().ok()) {
+                    let slot = cache.next;
+                    cache.tables[slot] = Some(t.clone());
+                    cache.next = (slot + 1) % ROUTE_CACHE_SIZE;
+                }
+                loaded = t;
+                &loaded
             }
-        });
-        f(&table)
+        };
+        f(table)
     }
 }
 
@@ -245,11 +308,23 @@ impl Routes {
                 // SEC-06: a SECURE_MODE session checks the writer on the general path.
                 && !r.logger.cfg.mode.contains(etwsim_types::LogFileMode::SECURE)
         });
+        let single_gate = match &list[..] {
+            [r] if single => LevelKeywordGate::new(&r.filter),
+            _ => LevelKeywordGate::default(),
+        };
         Routes {
             version: ROUTES_VERSION.fetch_add(1, Ordering::Relaxed) + 1,
             list,
             single,
+            single_gate,
         }
+    }
+
+    /// With `single`: whether the one session's level and keywords take `d` (what
+    /// `level_keyword_pass` answers for it).
+    #[inline]
+    pub(crate) fn single_passes(&self, d: &EventDescriptor) -> bool {
+        self.single_gate.passes(d)
     }
 }
 
@@ -266,14 +341,30 @@ fn id_bit(id: u16) -> (usize, u64) {
     (usize::from(id >> 6) & 3, 1u64 << (id & 63))
 }
 
-/// The name gate's bit of `name`: FNV-1a of its bytes, mod 256.
+/// The name gate's bit of `name`, from its length and its first and last eight bytes (fewer
+/// for a shorter name) mixed by one multiplication: a handful of instructions whatever the
+/// name's length (P12). Names that differ only in the middle share a bit; the gate is a
+/// "maybe" and the session's own filter then decides.
 #[inline]
 fn name_bit(name: &str) -> (usize, u64) {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in name.bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    ((h >> 6) as usize & 3, 1u64 << (h & 63))
+    let b = name.as_bytes();
+    let n = b.len();
+    let word = |c: &[u8]| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+    let half = |c: &[u8]| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+    let (x, y) = if n >= 8 {
+        (word(b), word(&b[n - 8..]))
+    } else if n >= 4 {
+        (half(b), half(&b[n - 4..]))
+    } else if n > 0 {
+        (
+            u64::from(b[0]) | u64::from(b[n / 2]) << 8 | u64::from(b[n - 1]) << 16,
+            0,
+        )
+    } else {
+        (0, 0)
+    };
+    let h = (x ^ y.rotate_left(29) ^ (n as u64) << 56).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56;
+    ((h >> 6) as usize, 1u64 << (h & 63))
 }
 
 /// `ETW_REG_ENTRY`: one registration of a provider GUID in one process.
@@ -1741,5 +1832,67 @@ impl Kernel {
             }
             out
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::control::filter::level_keyword_pass;
+
+    #[test]
+    fn single_gate_matches_level_keyword_pass() {
+        // rule: FLT-01, FLT-04, FLT-05, FLT-06, FLT-07
+        let words = [0u64, 1, 2, 3, 0x8000_0000_0000_0001, u64::MAX];
+        let props = [EnableProperty::empty(), EnableProperty::IGNORE_KEYWORD_0];
+        for session_level in [0u8, 1, 4, 5, 255] {
+            for &any in &words {
+                for &all in &words {
+                    for &p in &props {
+                        let f = SlotFilter {
+                            level: Level(session_level),
+                            match_any: Keyword(any),
+                            match_all: Keyword(all),
+                            enable_property: p,
+                            filters: FilterSet::default(),
+                        };
+                        let gate = LevelKeywordGate::new(&f);
+                        for level in [0u8, 1, 4, 5, 6, 255] {
+                            for &kw in &words {
+                                let d = EventDescriptor::new(7, Level(level), Keyword(kw));
+                                assert_eq!(
+                                    gate.passes(&d),
+                                    level_keyword_pass(&d, &f),
+                                    "session {session_level} {any:#x} {all:#x} {p:?}, event {level} {kw:#x}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn name_bits_spread_and_repeat() {
+        // The gate's bit is a function of the name alone, and short names spread over it.
+        let names: Vec<String> = (0..64).map(|i| format!("Event{i}")).collect();
+        let bits: std::collections::HashSet<_> = names.iter().map(|n| name_bit(n)).collect();
+        assert!(bits.len() > 32, "{} distinct bits for 64 names", bits.len());
+        for n in [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "Keep",
+            "Skip",
+            "FileOpened",
+            "Microsoft.Windows.X",
+        ] {
+            let (i, bit) = name_bit(n);
+            assert!(i < 4 && bit.count_ones() == 1);
+            let copy = String::from(n);
+            assert_eq!(name_bit(copy.as_str()), (i, bit));
+        }
     }
 }

@@ -297,7 +297,36 @@ impl BufferPool {
     }
 
     /// Reserves `len` bytes (a multiple of 8) in `cpu`'s in-use buffer.
+    ///
+    /// The common case — the slot names a current, unsealed buffer with room, and the CAS
+    /// succeeds at the first try — is this inlined function: the first round of
+    /// [`BufferPool::reserve_slow`]'s loop, with the same loads, checks and CAS. Anything else
+    /// (no buffer, a stale or sealed one, a full one, a lost race) goes to that loop, which
+    /// starts over from the slot.
+    #[inline]
     pub(crate) fn reserve(&self, cpu: usize, len: u64) -> Result<Reservation, ReserveError> {
+        if len <= self.capacity() {
+            let cur = self.slots[self.slot_of(cpu)].load(Ordering::Acquire);
+            if cur != 0 {
+                let (generation_tag, i) = (cur >> 16, ((cur & 0xffff) - 1) as u32);
+                if let Some(b) = self.buffers.get(i as usize) {
+                    let st = b.state.load(Ordering::Acquire);
+                    let current = generation(st) == generation_tag & ((1 << 23) - 1)
+                        || injected!(self, NoGenerationCheck);
+                    if current && st & SEALED == 0 && offset(st) + len <= self.size {
+                        if let Some(r) = Self::bump(b, i, st, len) {
+                            return Ok(r);
+                        }
+                    }
+                }
+            }
+        }
+        self.reserve_slow(cpu, len)
+    }
+
+    /// [`BufferPool::reserve`] in full: installs, detaches, seals and retries as needed.
+    #[inline(never)]
+    fn reserve_slow(&self, cpu: usize, len: u64) -> Result<Reservation, ReserveError> {
         if len > self.capacity() {
             return Err(ReserveError::TooBig);
         }
@@ -346,21 +375,28 @@ impl BufferPool {
                 }
                 continue;
             }
-            if b.state
-                .compare_exchange_weak(
-                    st,
-                    st + len + WRITER_ONE,
-                    Ordering::AcqRel,
-                    Ordering::Acquire,
-                )
-                .is_ok()
-            {
-                return Ok(Reservation {
-                    index: i,
-                    offset: offset(st) as u32,
-                });
+            if let Some(r) = Self::bump(b, i, st, len) {
+                return Ok(r);
             }
         }
+    }
+
+    /// The reservation itself: one CAS from the state `st` the checks were made on, adding
+    /// `len` to the offset and one writer. `None` if the state changed meanwhile.
+    #[inline(always)]
+    fn bump(b: &Buffer, i: u32, st: u64, len: u64) -> Option<Reservation> {
+        b.state
+            .compare_exchange_weak(
+                st,
+                st + len + WRITER_ONE,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .ok()
+            .map(|_| Reservation {
+                index: i,
+                offset: offset(st) as u32,
+            })
     }
 
     /// Would a reservation of `len` bytes on `cpu` succeed now? Exact when nothing runs
@@ -538,19 +574,19 @@ impl BufferPool {
         out[used..].fill(fill);
         let words = &self.buffers[i as usize].words()[HEADER as usize / 8..used / 8];
         let bytes = &mut out[HEADER as usize..used];
-        // Four words per step: the loads cannot be vectorised (they are atomics), the loop
+        // Eight words per step: the loads cannot be vectorised (they are atomics), the loop
         // overhead can be amortised.
-        let mut quads = bytes.chunks_exact_mut(32);
-        let mut words4 = words.chunks_exact(4);
-        for (dst, src) in (&mut quads).zip(&mut words4) {
+        let mut octets = bytes.chunks_exact_mut(64);
+        let mut words8 = words.chunks_exact(8);
+        for (dst, src) in (&mut octets).zip(&mut words8) {
             for (d, w) in dst.chunks_exact_mut(8).zip(src) {
                 d.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
             }
         }
-        for (d, w) in quads
+        for (d, w) in octets
             .into_remainder()
             .chunks_exact_mut(8)
-            .zip(words4.remainder())
+            .zip(words8.remainder())
         {
             d.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
         }

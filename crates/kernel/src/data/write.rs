@@ -23,12 +23,12 @@
 //! Steps 2–5 take no lock and allocate nothing (the per-thread stack frames of a
 //! STACK_TRACE session are the exception: they sit behind the thread's mutex).
 
-use crate::control::filter::{EventView, level_keyword_pass, session_accepts, wants_stack};
+use crate::control::filter::{EventView, session_accepts, wants_stack};
 use crate::control::provider::{Provider, Route, Routes};
 use crate::control::session::LoggerContext;
 use crate::data::buffer::ReserveError;
 use crate::journal::{JournalEvent, LossCounter};
-use crate::machine::thread::{ThreadState, with_current};
+use crate::machine::thread::{ThreadState, WriterLocal, current_in, with_writer_local};
 use crate::{Error, Result};
 use etwsim_decode::tracelogging::EventBuilder;
 use etwsim_types::record::{
@@ -67,6 +67,20 @@ pub struct WriteOptions<'a> {
     /// every session, as given (raw clock units), instead of the clock's.
     pub timestamp: Option<i64>,
 }
+
+/// The options of a plain EventWrite: the write forms without options pass a reference to it
+/// rather than building a `WriteOptions` on the stack per call, and the single-session route
+/// recognises it by its address (one compare instead of one per option).
+static PLAIN: WriteOptions<'static> = WriteOptions {
+    activity_id: None,
+    related_activity_id: None,
+    filter: 0,
+    flags: 0,
+    event_name: None,
+    tracelogging_metadata: None,
+    provider_traits: None,
+    timestamp: None,
+};
 
 /// One extended item as the event path plans it, borrowing its data.
 #[derive(Copy, Clone)]
@@ -181,17 +195,32 @@ fn invalid_write(blocks: usize, flags: u32) -> Error {
     }
 }
 
+/// The little-endian word at the start of `c` (8 bytes or more).
+#[inline(always)]
+fn le_word(c: &[u8]) -> u64 {
+    u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])
+}
+
 /// Stores `bytes` at the start of `words`, zero-padding the last word.
+///
+/// Four words per step (P6): the stores are atomics and cannot be merged into a `memcpy`,
+/// but the loop's bounds tests and branches can be paid once per 32 bytes.
 #[inline(always)]
 pub(crate) fn store_bytes(words: &[crate::sync::AtomicU64], bytes: &[u8]) {
-    let mut chunks = bytes.chunks_exact(8);
-    for (w, c) in words.iter().zip(&mut chunks) {
-        w.store(
-            u64::from_le_bytes(c.try_into().expect("8 bytes")),
-            Ordering::Relaxed,
-        );
+    let whole = (bytes.len() / 8).min(words.len());
+    let mut quads = bytes[..whole * 8].chunks_exact(32);
+    let mut words4 = words[..whole].chunks_exact(4);
+    for (c, w) in (&mut quads).zip(&mut words4) {
+        let (c, w) = (&c[..32], &w[..4]);
+        w[0].store(le_word(&c[0..]), Ordering::Relaxed);
+        w[1].store(le_word(&c[8..]), Ordering::Relaxed);
+        w[2].store(le_word(&c[16..]), Ordering::Relaxed);
+        w[3].store(le_word(&c[24..]), Ordering::Relaxed);
     }
-    let tail = chunks.remainder();
+    for (c, w) in quads.remainder().chunks_exact(8).zip(words4.remainder()) {
+        w.store(le_word(c), Ordering::Relaxed);
+    }
+    let tail = &bytes[bytes.len() / 8 * 8..];
     if !tail.is_empty() {
         let mut last = [0u8; 8];
         last[..tail.len()].copy_from_slice(tail);
@@ -307,13 +336,16 @@ fn is_independent(route: &Route) -> bool {
 }
 
 /// A GUID's 16 bytes as a record holds them (Windows byte order), as two little-endian words.
+///
+/// Computed from the GUID's 128-bit value: Data1, Data2 and Data3 little-endian in the first
+/// word, Data4's bytes in order in the second (`guid_words_match_the_bytes` checks it).
 #[inline]
 pub(crate) fn guid_words(g: &Guid) -> [u64; 2] {
-    let b = g.to_bytes_le();
-    let (lo, hi) = b.split_at(8);
+    let v = g.as_u128();
+    let hi = (v >> 64) as u64; // Data1 (32 bits), Data2, Data3 (16 bits each)
     [
-        u64::from_le_bytes(lo.try_into().expect("8 bytes")),
-        u64::from_le_bytes(hi.try_into().expect("8 bytes")),
+        (hi >> 32) | (hi >> 16 & 0xffff) << 32 | (hi & 0xffff) << 48,
+        (v as u64).swap_bytes(),
     ]
 }
 
@@ -411,9 +443,9 @@ impl Provider {
     #[inline]
     fn write_listened(&self, descriptor: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
         if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
-            return self.not_wanted(descriptor, &WriteOptions::default());
+            return self.not_wanted(descriptor, &PLAIN);
         }
-        self.write_event(descriptor, &WriteOptions::default(), data, false)
+        self.write_event(descriptor, &PLAIN, data, false)
     }
 
     /// `EventWrite` with a payload built only when some session may want the event.
@@ -427,15 +459,10 @@ impl Provider {
         build: impl FnOnce() -> R,
     ) -> Result<()> {
         if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
-            return self.not_wanted(descriptor, &WriteOptions::default());
+            return self.not_wanted(descriptor, &PLAIN);
         }
         let payload = build();
-        self.write_event(
-            descriptor,
-            &WriteOptions::default(),
-            &[payload.as_ref()],
-            false,
-        )
+        self.write_event(descriptor, &PLAIN, &[payload.as_ref()], false)
     }
 
     /// `TraceLoggingWrite`: a TraceLogging event called `name`, its fields added by `fields`
@@ -597,10 +624,7 @@ impl Provider {
     /// As [`Provider::write`].
     pub fn write_string(&self, level: Level, keyword: Keyword, text: &str) -> Result<()> {
         if !self.is_enabled_for(level, keyword) {
-            return self.not_wanted(
-                &EventDescriptor::new(0, level, keyword),
-                &WriteOptions::default(),
-            );
+            return self.not_wanted(&EventDescriptor::new(0, level, keyword), &PLAIN);
         }
         let units: Vec<u8> = text
             .encode_utf16()
@@ -608,13 +632,14 @@ impl Provider {
             .flat_map(u16::to_le_bytes)
             .collect();
         let descriptor = EventDescriptor::new(0, level, keyword);
-        self.write_event(&descriptor, &WriteOptions::default(), &[&units], true)
+        self.write_event(&descriptor, &PLAIN, &[&units], true)
     }
 
     /// The general write: every option of EventWriteEx and TraceLogging.
     ///
     /// # Errors
     /// As [`Provider::write_ex`].
+    #[inline]
     pub fn write_with_options(
         &self,
         descriptor: &EventDescriptor,
@@ -713,45 +738,64 @@ impl Provider {
             data,
             string_only,
         };
-        let r = self
-            .reg
-            .with_routes(|routes| self.route(routes, &call))
-            .map_err(Refusal::error);
+        // One thread-local lookup serves the route cache and the current simulated thread.
+        let r = with_writer_local(|local| {
+            self.reg
+                .with_routes_in(local, |routes| self.route(routes, &call, local))
+        })
+        .map_err(Refusal::error);
         if self.kernel.inner.journal.is_some() {
             self.journal_write(desc, opts, data, &r);
         }
         r
     }
 
-    /// Step 2 (routing) and on: the sessions of `routes` that take the event.
-    #[inline]
-    fn route(&self, routes: &Routes, call: &Call<'_>) -> std::result::Result<(), Refusal> {
+    /// Step 2 (routing) and on: the sessions of `routes` that take the event. The
+    /// single-session check is inlined into the caller; the general case is out of line.
+    #[inline(always)]
+    fn route(
+        &self,
+        routes: &Routes,
+        call: &Call<'_>,
+        local: Option<&WriterLocal>,
+    ) -> std::result::Result<(), Refusal> {
+        let Call { desc, opts, .. } = *call;
+        let plain = std::ptr::eq(opts, &PLAIN)
+            || (opts.related_activity_id.is_none()
+                && opts.filter == 0
+                && opts.flags == 0
+                && opts.event_name.is_none()
+                && opts.tracelogging_metadata.is_none()
+                && opts.provider_traits.is_none()
+                && opts.timestamp.is_none());
+        if routes.single && plain && self.reg.traits_blob.get().is_none() {
+            // One session, nothing but level and keywords to check, no extended item: the
+            // record is header + payload (the general path below gives the same bytes).
+            let route = &routes[0];
+            if !(route.logger.is_running() && routes.single_passes(desc)) {
+                return Ok(()); // EVT-02
+            }
+            return current_in(local, &self.kernel, self.reg.process_key, |t| {
+                self.emit_single(route, call, t)
+            });
+        }
+        self.route_general(routes, call, local)
+    }
+
+    /// Step 2 for a table the single-session path does not cover: every session's predicate.
+    #[inline(never)]
+    fn route_general(
+        &self,
+        routes: &Routes,
+        call: &Call<'_>,
+        local: Option<&WriterLocal>,
+    ) -> std::result::Result<(), Refusal> {
         let Call {
             desc,
             opts,
             data,
             string_only,
         } = *call;
-        if routes.single
-            && opts.related_activity_id.is_none()
-            && opts.filter == 0
-            && opts.flags == 0
-            && opts.event_name.is_none()
-            && opts.tracelogging_metadata.is_none()
-            && opts.provider_traits.is_none()
-            && opts.timestamp.is_none()
-            && self.reg.traits_blob.get().is_none()
-        {
-            // One session, nothing but level and keywords to check, no extended item: the
-            // record is header + payload (the general path below gives the same bytes).
-            let route = &routes[0];
-            if !(route.logger.is_running() && level_keyword_pass(desc, &route.filter)) {
-                return Ok(()); // EVT-02
-            }
-            return with_current(&self.kernel, self.reg.process_key, |t| {
-                self.emit_single(route, call, t)
-            });
-        }
         let ev = EventView {
             descriptor: desc,
             name: opts.event_name,
@@ -773,7 +817,7 @@ impl Provider {
         if n == 0 {
             return Ok(()); // EVT-02: enabled, but every session's filters said no
         }
-        with_current(&self.kernel, self.reg.process_key, |t| {
+        current_in(local, &self.kernel, self.reg.process_key, |t| {
             self.emit(desc, opts, data, &targets[..n], t, string_only)
         })
     }
@@ -790,6 +834,7 @@ impl Provider {
 
     /// The event path for one session that wants no extended item: no plan tables, no
     /// all-or-none pre-pass (with one target, the reservation's own answer is the policy's).
+    #[inline(always)]
     fn emit_single(
         &self,
         route: &Route,
@@ -812,7 +857,11 @@ impl Provider {
             tid: thread.tid,
             string_only,
         };
-        let size = EVENT_HEADER_SIZE + data.iter().map(|d| d.len()).sum::<usize>();
+        let payload_len = match data {
+            [one] => one.len(), // the common call: one block, no loop
+            _ => data.iter().map(|d| d.len()).sum(),
+        };
+        let size = EVENT_HEADER_SIZE + payload_len;
         let refusal = match refusal(&route.logger, size) {
             Some(r) => Some(r),
             None => self.store(route, &[], size, desc, data, stamp).err(),
@@ -1138,6 +1187,49 @@ mod tests {
             Refusal::BACKLOG_FULL.error(),
             Error::RealTimeBacklogFull
         ));
+    }
+
+    #[test]
+    fn plain_options_are_the_defaults() {
+        assert_eq!(
+            format!("{PLAIN:?}"),
+            format!("{:?}", WriteOptions::default())
+        );
+    }
+
+    #[test]
+    fn guid_words_match_the_bytes() {
+        for v in [0u128, u128::MAX, 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210] {
+            let g = Guid::from_u128(v);
+            let words: Vec<u8> = guid_words(&g)
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect();
+            assert_eq!(words, g.to_bytes_le());
+        }
+    }
+
+    #[test]
+    fn store_bytes_pads_and_keeps_every_length() {
+        use crate::sync::AtomicU64;
+        for len in 0..80 {
+            let bytes: Vec<u8> = (0..len).map(|i| i as u8 + 1).collect();
+            let words: Vec<AtomicU64> = (0..10).map(|_| AtomicU64::new(u64::MAX)).collect();
+            store_bytes(&words, &bytes);
+            let mut want = bytes.clone();
+            want.resize(align8(len), 0);
+            let got: Vec<u8> = words[..want.len() / 8]
+                .iter()
+                .flat_map(|w| w.load(Ordering::Relaxed).to_le_bytes())
+                .collect();
+            assert_eq!(got, want, "{len} bytes");
+            assert!(
+                words[want.len() / 8..]
+                    .iter()
+                    .all(|w| w.load(Ordering::Relaxed) == u64::MAX),
+                "{len} bytes: nothing stored past the record"
+            );
+        }
     }
 
     #[test]

@@ -95,11 +95,36 @@ pub struct Thread {
     pub(crate) state: Arc<ThreadState>,
 }
 
-thread_local! {
+/// What one OS thread keeps for the event path, in one thread-local so that a write finds
+/// its route table and its simulated thread with one lookup.
+pub(crate) struct WriterLocal {
     /// Simulated threads entered on this OS thread, innermost last.
-    static ENTERED: RefCell<Vec<Arc<ThreadState>>> = const { RefCell::new(Vec::new()) };
+    entered: RefCell<Vec<Arc<ThreadState>>>,
     /// Implicit simulated threads of this OS thread (threaded mode), per kernel and process.
-    static IMPLICIT: RefCell<Vec<Arc<ThreadState>>> = const { RefCell::new(Vec::new()) };
+    implicit: RefCell<Vec<Arc<ThreadState>>>,
+    /// The route tables this thread wrote through recently (`RegEntry::with_routes_in`).
+    pub(crate) routes: RefCell<crate::control::provider::RouteCache>,
+}
+
+thread_local! {
+    static WRITER_LOCAL: WriterLocal = const {
+        WriterLocal {
+            entered: RefCell::new(Vec::new()),
+            implicit: RefCell::new(Vec::new()),
+            routes: RefCell::new(crate::control::provider::RouteCache::new()),
+        }
+    };
+}
+
+/// Runs `f` with this OS thread's [`WriterLocal`]; `None` while the thread's locals are being
+/// destroyed (a write from a thread-local destructor: nothing is cached then).
+#[inline(always)]
+pub(crate) fn with_writer_local<R>(f: impl FnOnce(Option<&WriterLocal>) -> R) -> R {
+    let mut f = Some(f);
+    match WRITER_LOCAL.try_with(|l| (f.take().expect("called once"))(Some(l))) {
+        Ok(r) => r,
+        Err(_) => (f.take().expect("not called yet"))(None),
+    }
 }
 
 /// Keeps a simulated thread current on this OS thread until dropped ([`Thread::enter`]).
@@ -111,8 +136,8 @@ pub struct ThreadGuard {
 
 impl Drop for ThreadGuard {
     fn drop(&mut self) {
-        ENTERED.with(|e| {
-            e.borrow_mut().pop();
+        let _ = WRITER_LOCAL.try_with(|l| {
+            l.entered.borrow_mut().pop();
         });
     }
 }
@@ -158,7 +183,7 @@ impl Thread {
     /// Makes this the current simulated thread of the calling OS thread: writes by providers
     /// of its process run as it (TID, CPU, activity ID) until the guard drops.
     pub fn enter(&self) -> ThreadGuard {
-        ENTERED.with(|e| e.borrow_mut().push(self.state.clone()));
+        WRITER_LOCAL.with(|l| l.entered.borrow_mut().push(self.state.clone()));
         ThreadGuard {
             _not_send: std::marker::PhantomData,
         }
@@ -234,32 +259,39 @@ pub(crate) fn with_current<R>(
     process_key: u64,
     f: impl FnOnce(&ThreadState) -> R,
 ) -> R {
+    with_writer_local(|local| current_in(local, kernel, process_key, f))
+}
+
+/// [`with_current`] with this OS thread's writer state already at hand.
+#[inline(always)]
+pub(crate) fn current_in<R>(
+    local: Option<&WriterLocal>,
+    kernel: &crate::Kernel,
+    process_key: u64,
+    f: impl FnOnce(&ThreadState) -> R,
+) -> R {
     let kid = kernel.id();
     let mine = |t: &&Arc<ThreadState>| t.kernel_id == kid && t.process_key == process_key;
-    // Each lookup hands `f` back when it finds no thread, so it is moved, never wrapped.
-    let f = match ENTERED.with_borrow(|list| match list.iter().rev().find(mine) {
-        Some(t) => Ok(f(t)),
-        None => Err(f),
-    }) {
-        Ok(r) => return r,
-        Err(f) => f,
-    };
-    let f = match IMPLICIT.with_borrow(|list| match list.iter().find(mine) {
-        Some(t) => Ok(f(t)),
-        None => Err(f),
-    }) {
-        Ok(r) => return r,
-        Err(f) => f,
-    };
+    if let Some(l) = local {
+        if let Ok(list) = l.entered.try_borrow() {
+            if let Some(t) = list.iter().rev().find(mine) {
+                return f(t);
+            }
+        }
+        if let Ok(list) = l.implicit.try_borrow() {
+            if let Some(t) = list.iter().find(mine) {
+                return f(t);
+            }
+        }
+    }
     let t = kernel.implicit_thread(process_key);
     if !kernel.is_deterministic() {
-        IMPLICIT.with(|i| {
-            let mut v = i.borrow_mut();
+        if let Some(mut v) = local.and_then(|l| l.implicit.try_borrow_mut().ok()) {
             if v.len() >= 64 {
                 v.remove(0); // a bounded cache: an evicted entry just gets a new thread
             }
             v.push(t.clone());
-        });
+        }
     }
     f(&t)
 }
