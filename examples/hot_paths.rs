@@ -1,4 +1,5 @@
-//! Runs each disabled hot path (P1–P3 of docs/perf-p1-p4.md, and P4's event-ID rejection) `N` times in its own
+//! Runs each disabled hot path (P1–P3 of docs/perf-p1-p4.md, P4's event-ID rejection, and P15's file read
+//! and write with no session wanting file events) `N` times in its own
 //! non-inlined function, for `scripts/callgrind.sh`: valgrind's callgrind counts the
 //! instructions of each function, and the script subtracts the empty loop's count and
 //! divides by `N` to give instructions per call.
@@ -7,7 +8,8 @@
 
 use etwsim::win32::{EventDataDescriptor, Win32};
 use etwsim::{
-    EnableParams, EventDescriptor, EventFilter, Guid, Kernel, Keyword, Level, Provider, Token,
+    EnableParams, EventDescriptor, EventFilter, FileHandle, Guid, Kernel, Keyword, Level, Provider,
+    Token,
 };
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -163,6 +165,27 @@ fn hp_p4_event_id_filtered(n: u64, p: &Provider, desc: &EventDescriptor, payload
     hits
 }
 
+/// P15: a file read (NtReadFile from the cache) with no session wanting file events.
+#[inline(never)]
+fn hp_p15_file_read(n: u64, f: &FileHandle) -> u64 {
+    let mut hits = 0;
+    for _ in 0..n {
+        if black_box(f).read(black_box(512), black_box(512)) == 0 {
+            hits += 1;
+        }
+    }
+    hits
+}
+
+/// P15: a file write inside the file with no session wanting file events.
+#[inline(never)]
+fn hp_p15_file_write(n: u64, f: &FileHandle) -> u64 {
+    for _ in 0..n {
+        black_box(f).write(black_box(512), black_box(512));
+    }
+    0
+}
+
 fn main() {
     let n: u64 = std::env::args()
         .nth(1)
@@ -221,6 +244,10 @@ fn main() {
     let verbose = EventDescriptor::new(7, Level::VERBOSE, Keyword(1));
     hits += hp_p3_event_write_level_filtered(n, &win32, h_level, &verbose, &blocks);
     let accepted = hp_p4_event_id_filtered(n, &by_id, &desc, &payload);
+    let file = app.open_file(r"C:\data\hot.txt").expect("a file");
+    file.write(0, 4096);
+    hits += hp_p15_file_read(n, &file);
+    hits += hp_p15_file_write(n, &file);
     assert_eq!(hits, 0);
     assert_eq!(accepted, 2 * n, "every rejected write returns Ok");
     println!("hot_paths: {n} calls per path");
