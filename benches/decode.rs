@@ -1,13 +1,14 @@
 //! P14: etwsim's decoders, in decoded events per second, over three files a deterministic
 //! session writes once per run:
 //!
-//! * `decode/tracelogging` — TraceLogging events (`Provider::write_tracelogging`: a UTF-16
-//!   string, a u64, a u32 and an ANSI string per event), decoded from their `EVENT_SCHEMA_TL`
-//!   item by `tracelogging::decode_event_view`.
-//! * `decode/manifest` — manifest events of Microsoft-Windows-Kernel-Process (ProcessStart
-//!   version 1: u32, FILETIME, three u32, a UTF-16 string), decoded by the manifest
-//!   [`MANIFEST`] (`Manifest::decode_event`, as `etwsim dump --manifest` does). The provider is
-//!   one both parsers bundle a description of, so they decode the same events.
+//! * `decode/tracelogging` — TraceLogging events (`Provider::write_tracelogging`: a
+//!   NUL-terminated UTF-16 string, a u64, a u32 and a NUL-terminated 8-bit string per event,
+//!   types etl-parser decodes too), decoded from their `EVENT_SCHEMA_TL` item by
+//!   `tracelogging::decode_event_view`.
+//! * `decode/manifest` — manifest events of Application-Addon-Event-Provider
+//!   (EnableAdd_onStart version 1: four UTF-16 strings), decoded by the manifest `MANIFEST`
+//!   (`Manifest::decode_event`, as `etwsim dump --manifest` does). The provider is one both
+//!   parsers bundle a description of, so they decode the same events.
 //! * `decode/mof` — kernel system-provider events of a kernel file session (Thread
 //!   Start/End, Image Load/Unload, FileIo Read/Write and their OperationEnd), decoded by
 //!   their HookId (`mof::decode_system`, as `dump` does for system records).
@@ -34,35 +35,33 @@ use etwsim::{
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
-/// Microsoft-Windows-Kernel-Process.
-const KERNEL_PROCESS: Guid = Guid::from_u128(0x22fb2cd6_0e7b_422b_a0c7_2fad1fd0e716);
+/// Application-Addon-Event-Provider.
+const ADDON: Guid = Guid::from_u128(0xa83fa99f_c356_4ded_9fd6_5a5eb8546d68);
 
-/// The part of Microsoft-Windows-Kernel-Process's manifest the manifest file uses: event 1
-/// version 1 (ProcessStart_V1) and its template, as Windows declares them.
+/// The part of Application-Addon-Event-Provider's manifest the manifest file uses: event 1
+/// version 1 (EnableAdd_onStart_V1, opcode win:Start) and its template, as Windows declares
+/// them. (A provider both parsers bundle whose event both decode: dissect.etl 3.14 compiles
+/// no manifest with a FILETIME field and finds an event by (opcode, version), so only events
+/// whose opcode equals their id; etl-parser reads a `length` attribute as bytes.)
 const MANIFEST: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 <instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
     xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events">
  <instrumentation>
   <events>
-   <provider name="Microsoft-Windows-Kernel-Process" guid="{22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716}" symbol="MicrosoftWindowsKernelProcess">
-    <keywords>
-     <keyword name="WINEVENT_KEYWORD_PROCESS" mask="0x10"/>
-    </keywords>
+   <provider name="Application-Addon-Event-Provider" guid="{a83fa99f-c356-4ded-9fd6-5a5eb8546d68}" symbol="ApplicationAddonEventProvider">
     <tasks>
-     <task name="ProcessStart" value="1"/>
+     <task name="EnableAdd_on" value="1"/>
     </tasks>
     <templates>
-     <template tid="ProcessStartArgs_V1">
-      <data name="ProcessID" inType="win:UInt32"/>
-      <data name="CreateTime" inType="win:FILETIME"/>
-      <data name="ParentProcessID" inType="win:UInt32"/>
-      <data name="SessionID" inType="win:UInt32"/>
-      <data name="Flags" inType="win:UInt32"/>
-      <data name="ImageName" inType="win:UnicodeString"/>
+     <template tid="EnableAdd_onStartArgs_V1">
+      <data name="Application" inType="win:UnicodeString"/>
+      <data name="AddonName" inType="win:UnicodeString"/>
+      <data name="Publisher" inType="win:UnicodeString"/>
+      <data name="Version" inType="win:UnicodeString"/>
      </template>
     </templates>
     <events>
-     <event value="1" symbol="ProcessStart_V1" version="1" task="ProcessStart" opcode="win:Start" level="win:Informational" keywords="WINEVENT_KEYWORD_PROCESS" template="ProcessStartArgs_V1"/>
+     <event value="1" symbol="EnableAdd_onStart_V1" version="1" task="EnableAdd_on" opcode="win:Start" level="win:Informational" template="EnableAdd_onStartArgs_V1"/>
     </events>
    </provider>
   </events>
@@ -112,10 +111,10 @@ fn write_tracelogging(path: &Path, events: u32) {
     let desc = EventDescriptor::new(1, Level::INFORMATION, Keyword(1));
     for i in 0..events {
         p.write_tracelogging("FileRead", &desc, |e| {
-            e.str16("Path", r"C:\data\report.txt")
+            e.cstr16("Path", r"C:\data\report.txt")
                 .value("Bytes", 4096u64 + u64::from(i))
                 .value("Count", i)
-                .str8("Who", b"bench");
+                .cstr8("Who", b"bench");
         })
         .expect("a write");
         if i % 256 == 255 {
@@ -125,42 +124,43 @@ fn write_tracelogging(path: &Path, events: u32) {
     assert_eq!(s.stop().expect("stop").events_lost, 0);
 }
 
-/// The payload of ProcessStart_V1.
-fn process_start(i: u32) -> Vec<u8> {
-    let mut p = Vec::new();
-    p.extend_from_slice(&(1000 + i).to_le_bytes());
-    p.extend_from_slice(&(0x01da_0000_0000_0000u64 + u64::from(i)).to_le_bytes());
-    p.extend_from_slice(&4u32.to_le_bytes());
-    p.extend_from_slice(&1u32.to_le_bytes());
-    p.extend_from_slice(&0u32.to_le_bytes());
-    for u in r"\Device\HarddiskVolume3\Windows\System32\notepad.exe".encode_utf16() {
-        p.extend_from_slice(&u.to_le_bytes());
+/// `text` as a NUL-terminated UTF-16 string.
+fn utf16z(out: &mut Vec<u8>, text: &str) {
+    for u in text.encode_utf16().chain([0]) {
+        out.extend_from_slice(&u.to_le_bytes());
     }
-    p.extend_from_slice(&[0, 0]);
+}
+
+/// The payload of EnableAdd_onStart_V1.
+fn addon_start(i: u32) -> Vec<u8> {
+    let mut p = Vec::new();
+    utf16z(&mut p, r"C:\Program Files\Contoso\viewer.exe");
+    utf16z(&mut p, &format!("Contoso Preview Handler {}", i % 100));
+    utf16z(&mut p, "Contoso Ltd.");
+    utf16z(&mut p, "1.4.2");
     p
 }
 
-/// `events` ProcessStart_V1 events of Microsoft-Windows-Kernel-Process.
+/// `events` EnableAdd_onStart_V1 events of Application-Addon-Event-Provider.
 fn write_manifest(path: &Path, events: u32) {
     let k = kernel();
     let app = k
         .spawn("bench.exe", Token::user("bench"))
         .expect("a process");
-    let p = app.register_provider(KERNEL_PROCESS).expect("a provider");
+    let p = app.register_provider(ADDON).expect("a provider");
     let s = k
         .session("DecodeManifest")
         .log_file(path.to_str().expect("a UTF-8 path"))
         .buffer_size_kb(64)
         .start()
         .expect("the session starts");
-    s.enable(KERNEL_PROCESS, &EnableParams::new())
-        .expect("enable");
-    let desc = EventDescriptor::new(1, Level::INFORMATION, Keyword(0x10))
+    s.enable(ADDON, &EnableParams::new()).expect("enable");
+    let desc = EventDescriptor::new(1, Level::INFORMATION, Keyword(0))
         .with_version(1)
         .with_task(Task(1))
         .with_opcode(Opcode::START);
     for i in 0..events {
-        p.write(&desc, &[&process_start(i)]).expect("a write");
+        p.write(&desc, &[&addon_start(i)]).expect("a write");
         if i % 256 == 255 {
             k.run_pending();
         }
