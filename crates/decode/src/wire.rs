@@ -142,6 +142,11 @@ impl<'a> Cursor<'a> {
 /// UTF-16LE bytes (an even number) as text, unpaired surrogates replaced with U+FFFD (as
 /// `String::from_utf16_lossy`), decoded straight into the string: one allocation.
 pub(crate) fn utf16_lossy(bytes: &[u8]) -> String {
+    // Most text is ASCII: each unit's low byte is its character.
+    if bytes.chunks_exact(2).all(|c| c[1] == 0 && c[0] < 0x80) {
+        let ascii: Vec<u8> = bytes.chunks_exact(2).map(|c| c[0]).collect();
+        return String::from_utf8(ascii).unwrap_or_default(); // ASCII: always UTF-8
+    }
     let mut out = String::with_capacity(bytes.len() / 2);
     out.extend(
         char::decode_utf16(
@@ -160,9 +165,10 @@ mod tests {
 
     #[test]
     fn utf16_lossy_reads_as_from_utf16_lossy_does() {
-        // Plain text, a surrogate pair, unpaired surrogates (high alone, low alone, high at
+        // ASCII, Latin-1, a surrogate pair, unpaired surrogates (high alone, low alone, high at
         // the end), an embedded NUL, nothing.
-        let cases: [&[u16]; 6] = [
+        let cases: [&[u16]; 7] = [
+            &[0x43, 0x3a, 0x5c, 0x7f],
             &[0x43, 0x3a, 0x5c, 0xe9],
             &[0xd83d, 0xde00, 0x41],
             &[0xd800, 0x41, 0xdc00, 0x42],
