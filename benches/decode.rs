@@ -262,6 +262,8 @@ fn decode_mof(path: &Path, _: &Manifest) -> usize {
 }
 
 type Decode = fn(&Path, &Manifest) -> usize;
+/// Writes a class's file of about `events` events.
+type Write = fn(&Path, u32);
 
 fn bench(c: &mut Criterion) {
     let events = if test_mode() { 1_000 } else { 50_000 };
@@ -269,7 +271,7 @@ fn bench(c: &mut Criterion) {
     std::fs::create_dir_all(&dir).expect("the bench-data folder");
     std::fs::write(dir.join("decode_manifest.man"), MANIFEST).expect("the manifest");
     let m = manifest::load_manifest(MANIFEST.as_bytes()).expect("the manifest loads");
-    let classes: [(&str, fn(&Path, u32), Decode); 3] = [
+    let classes: [(&str, Write, Decode); 3] = [
         ("tracelogging", write_tracelogging, decode_tracelogging),
         ("manifest", write_manifest, decode_manifest),
         ("mof", write_mof, decode_mof),
