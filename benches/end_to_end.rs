@@ -23,7 +23,13 @@
 //! `--test` included): the file is read back, and events in the file + EventsLost = events
 //! written, and EventsLost = the writes that failed — loss is counted exactly. No timing is
 //! asserted. A summary with MB/s and the loss per configuration is printed at the end.
-//! Commands and results: docs/PERFORMANCE.md.
+//!
+//! Where loss comes from on a loaded machine, measured (Linux, `/proc/.../schedstat`; skipped
+//! elsewhere): for each `.etl` configuration the summary also gives the logger thread's time
+//! waiting for a CPU while the writer ran (per scheduling of the thread, and the worst run's
+//! mean), against how long the session's MaximumBuffers last at the writer's measured rate —
+//! if the logger waits for a CPU longer than the buffers last, a flat-out writer loses events
+//! whatever the logger does once it runs. Commands and results: docs/PERFORMANCE.md.
 
 use criterion::{Criterion, Throughput};
 use etwsim::etl::{LogFile, Record};
@@ -62,6 +68,65 @@ struct Tally {
     lossy_runs: u64,
     in_file: u64,
     file_bytes: u64,
+    /// The logger thread while the writer wrote: time run, time waiting for a CPU, times
+    /// scheduled (from schedstat; zero where unavailable).
+    logger: Sched,
+    /// The worst run's mean wait per scheduling of the logger, in ns.
+    worst_wait_ns: u64,
+    /// Time in the write loop, and MaximumBuffers × buffer size of the session.
+    write_time: Duration,
+    max_bytes: u64,
+}
+
+/// A thread's `/proc/.../schedstat`: ns on a CPU, ns waiting for one, times scheduled.
+#[derive(Copy, Clone, Default)]
+struct Sched {
+    run_ns: u64,
+    wait_ns: u64,
+    slices: u64,
+}
+
+impl Sched {
+    fn minus(self, before: Sched) -> Sched {
+        Sched {
+            run_ns: self.run_ns.saturating_sub(before.run_ns),
+            wait_ns: self.wait_ns.saturating_sub(before.wait_ns),
+            slices: self.slices.saturating_sub(before.slices),
+        }
+    }
+
+    fn add(&mut self, other: Sched) {
+        self.run_ns += other.run_ns;
+        self.wait_ns += other.wait_ns;
+        self.slices += other.slices;
+    }
+
+    /// The session logger threads' schedstat, summed (one session runs at a time); `None`
+    /// where `/proc` has no schedstat.
+    fn loggers() -> Option<Sched> {
+        let mut total = Sched::default();
+        let mut found = false;
+        for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+            let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+            if !comm.starts_with("etwsim-logger") {
+                continue;
+            }
+            let text = std::fs::read_to_string(task.path().join("schedstat")).ok()?;
+            let v: Vec<u64> = text
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            if let [run_ns, wait_ns, slices, ..] = v[..] {
+                total.add(Sched {
+                    run_ns,
+                    wait_ns,
+                    slices,
+                });
+                found = true;
+            }
+        }
+        found.then_some(total)
+    }
 }
 
 impl Tally {
@@ -73,6 +138,30 @@ impl Tally {
         self.lossy_runs += other.lossy_runs;
         self.in_file += other.in_file;
         self.file_bytes += other.file_bytes;
+        self.logger.add(other.logger);
+        self.worst_wait_ns = self.worst_wait_ns.max(other.worst_wait_ns);
+        self.write_time += other.write_time;
+        self.max_bytes = self.max_bytes.max(other.max_bytes);
+    }
+
+    /// The logger's waits against how long the buffers last, for `.etl` configurations.
+    fn sched_line(&self) -> Option<String> {
+        if self.logger.slices == 0 || self.max_bytes == 0 {
+            return None;
+        }
+        let rate = (self.written * RECORD as u64) as f64 / self.write_time.as_secs_f64().max(1e-12);
+        Some(format!(
+            "{:<18} logger while the writer ran: on a CPU {:.1} ms, waiting for one {:.1} ms over {} schedulings (mean {:.0} µs, worst run's mean {:.0} µs); MaximumBuffers ({:.2} MB) last {:.0} µs at the writer's {:.0} MB/s",
+            "",
+            self.logger.run_ns as f64 / 1e6,
+            self.logger.wait_ns as f64 / 1e6,
+            self.logger.slices,
+            self.logger.wait_ns as f64 / self.logger.slices as f64 / 1e3,
+            self.worst_wait_ns as f64 / 1e3,
+            self.max_bytes as f64 / 1e6,
+            self.max_bytes as f64 / rate * 1e6,
+            rate / 1e6,
+        ))
     }
 
     fn line(&self, name: &str) -> String {
@@ -140,6 +229,11 @@ impl Machine {
         session
             .enable(PROVIDER, &EnableParams::new())
             .expect("enable");
+        // The logger's schedstat before and after the writes; reading it is not timed.
+        let probe = Instant::now();
+        let sched_before = Sched::loggers();
+        let mut untimed = probe.elapsed();
+        let writes = Instant::now();
         {
             let _on = self.thread.enter();
             for _ in 0..EVENTS {
@@ -148,8 +242,15 @@ impl Machine {
                 }
             }
         }
+        let write_time = writes.elapsed();
+        let probe = Instant::now();
+        let logger = match (sched_before, Sched::loggers()) {
+            (Some(before), Some(after)) => after.minus(before),
+            _ => Sched::default(),
+        };
+        untimed += probe.elapsed();
         let stats = session.stop().expect("stop");
-        let time = start.elapsed();
+        let time = start.elapsed().saturating_sub(untimed);
 
         // Outside the timing: loss is counted exactly.
         let mut file = LogFile::open(&path).expect("the log file");
@@ -173,6 +274,10 @@ impl Machine {
             lossy_runs: u64::from(lost > 0),
             in_file,
             file_bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
+            logger,
+            worst_wait_ns: logger.wait_ns / logger.slices.max(1),
+            write_time,
+            max_bytes: u64::from(stats.maximum_buffers) * u64::from(stats.buffer_size_kb) * 1024,
         }
     }
 }
@@ -264,6 +369,9 @@ fn bench(c: &mut Criterion) {
     );
     for (name, t) in &summary {
         println!("  {}", t.line(name));
+        if let Some(line) = t.sched_line() {
+            println!("  {line}");
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

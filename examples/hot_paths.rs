@@ -1,4 +1,5 @@
-//! Runs each disabled hot path (P1–P3 of docs/perf-p1-p4.md, and P4's event-ID rejection) `N` times in its own
+//! Runs each disabled hot path (P1–P3 of docs/perf-p1-p4.md, P4's event-ID rejection, and
+//! P15's file read and write with no session wanting file events) `N` times in its own
 //! non-inlined function, for `scripts/callgrind.sh`: valgrind's callgrind counts the
 //! instructions of each function, and the script subtracts the empty loop's count and
 //! divides by `N` to give instructions per call.
@@ -14,8 +15,8 @@
 
 use etwsim::win32::{EventDataDescriptor, Win32};
 use etwsim::{
-    BufferInfo, EnableParams, EventDescriptor, EventFilter, Guid, Kernel, Keyword, Level,
-    NameFilter, Provider, Sink, Token, WriteOptions,
+    BufferInfo, EnableParams, EventDescriptor, EventFilter, FileHandle, Guid, Kernel, Keyword,
+    Level, NameFilter, Provider, Sink, Token, WriteOptions,
 };
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -258,6 +259,27 @@ fn hp_p12_event_name_filtered(
     hits
 }
 
+/// P15: a file read (NtReadFile from the cache) with no session wanting file events.
+#[inline(never)]
+fn hp_p15_file_read(n: u64, f: &FileHandle) -> u64 {
+    let mut hits = 0;
+    for _ in 0..n {
+        if black_box(f).read(black_box(512), black_box(512)) == 0 {
+            hits += 1;
+        }
+    }
+    hits
+}
+
+/// P15: a file write inside the file with no session wanting file events.
+#[inline(never)]
+fn hp_p15_file_write(n: u64, f: &FileHandle) -> u64 {
+    for _ in 0..n {
+        black_box(f).write(black_box(512), black_box(512));
+    }
+    0
+}
+
 fn main() {
     let n: u64 = std::env::args()
         .nth(1)
@@ -378,6 +400,11 @@ fn main() {
     hits += hp_p5_threaded_write(n, &tp, &desc, &payload);
     assert_eq!(ts.stop().expect("stop").events_lost, 0);
 
+    // P15: a file read and a file write no session wants.
+    let file = app.open_file(r"C:\data\hot.txt").expect("a file");
+    file.write(0, 4096);
+    hits += hp_p15_file_read(n, &file);
+    hits += hp_p15_file_write(n, &file);
     assert_eq!(hits, 0);
     println!("hot_paths: {n} calls per path");
 }

@@ -9,7 +9,9 @@ Usage: scripts/bench_summary.py [GROUP ...]   (default: every group under target
 For each benchmark: the median and its 95 % confidence interval, per iteration as criterion
 measured it (benches that run 1,000 calls per iteration are divided by 1,000 and marked), and
 the ratio to the group's floor(s): every benchmark whose name starts with `floor` in the same
-group (or in the same sub-group, e.g. `write_enabled_16B`).
+group (or in the same sub-group, e.g. `write_enabled_16B`). For the `decode` group (P14), the
+elements per second instead (events decoded; scripts/bench_decode_parsers.py sets them beside
+the parsers').
 """
 
 import json
@@ -19,7 +21,20 @@ import sys
 ROOT = os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "criterion")
 
 # Groups whose iteration is 1,000 calls (see the benches' CALLS constants).
-PER_1000 = {"enabled_check", "write_disabled", "write_filtered"}
+PER_1000 = {"enabled_check", "write_disabled", "write_filtered", "system_ops_idle"}
+
+# Groups whose benchmarks are compared by their elements per second (criterion's throughput,
+# e.g. events decoded per iteration), not against a floor.
+RATES = {"decode"}
+
+
+def elements(group, name):
+    """The elements per iteration criterion's throughput gives, if any."""
+    try:
+        with open(os.path.join(ROOT, group, name, "new", "benchmark.json")) as f:
+            return int(json.load(f)["throughput"]["Elements"])
+    except (OSError, KeyError, TypeError, ValueError):
+        return None
 
 
 def estimates(path):
@@ -66,6 +81,9 @@ def main():
         print(f"{'benchmark':<48}{'median':>12}  {'95% interval':<24}" + "".join(f"{'/ ' + n:>28}" for n, _ in floors))
         for name, (med, lo, hi) in rows:
             ratios = "".join(f"{med / fm[0]:>27.2f}×" for _, fm in floors)
+            n = elements(group, name) if group in RATES else None
+            if n:
+                ratios += f"{n / (med / 1e9) / 1e6:>16.3f} M/s ({n} per iteration)"
             print(
                 f"{name:<48}{fmt_ns(med / div):>12}  "
                 f"{fmt_ns(lo / div) + ' – ' + fmt_ns(hi / div):<24}{ratios}"

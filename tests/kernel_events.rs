@@ -1006,3 +1006,52 @@ fn threads_of_a_threaded_kernel_write_kernel_events_concurrently() {
     assert_eq!(count("Thread/Start"), 4);
     assert_eq!(count("Thread/End"), 4);
 }
+
+#[test]
+fn reads_and_writes_are_recorded_only_while_a_session_wants_them_with_the_same_results() {
+    // rule: KRN-21
+    // rule: KRN-24
+    // A read or write nobody records is the size update and one check (P15); the same
+    // operations under a kernel session return the same and write Read/Write + OperationEnd.
+    let k = kernel();
+    let app = admin_process(&k, "app.exe");
+    let f = app.open_file(r"C:\p15.txt").unwrap();
+    f.write(0, 300);
+    assert_eq!(f.read(200, 512), 100, "unwatched: what is there is read");
+    assert_eq!(f.read(400, 10), 0, "unwatched: nothing past the end");
+    let (s, sink) = kernel_session(&k, KERNEL_LOGGER_NAME, flag::FILE_IO | flag::FILE_IO_INIT);
+    f.write(300, 100); // the file grows to 400 bytes
+    assert_eq!(
+        f.read(200, 512),
+        200,
+        "watched: the same rule, the grown file"
+    );
+    assert_eq!(f.read(500, 10), 0);
+    s.stop().unwrap();
+    f.write(400, 1); // after the stop: not recorded
+    assert_eq!(f.read(0, 1000), 401);
+    let events = kernel_events(&sink);
+    assert_eq!(
+        names(&events),
+        [
+            "FileIo/Write",
+            "FileIo/OperationEnd",
+            "FileIo/Read",
+            "FileIo/OperationEnd",
+            "FileIo/Read",
+            "FileIo/OperationEnd",
+        ]
+    );
+    let e = |i: usize| &events[i].1;
+    assert_eq!((u32_of(e(0), "IoSize"), ptr(e(1), "ExtraInfo")), (100, 100));
+    assert_eq!(
+        (u32_of(e(2), "IoSize"), ptr(e(3), "ExtraInfo")),
+        (512, 200),
+        "IoSize asked, ExtraInfo read"
+    );
+    assert_eq!((u32_of(e(4), "IoSize"), ptr(e(5), "ExtraInfo")), (10, 0));
+    for (req, end) in [(0, 1), (2, 3), (4, 5)] {
+        assert_eq!(ptr(e(req), "IrpPtr"), ptr(e(end), "IrpPtr"));
+        assert_eq!(ptr(e(req), "FileObject"), f.file_object());
+    }
+}

@@ -19,8 +19,8 @@ use crate::input::{Clock, Damage, Input};
 use crate::{Failure, Format};
 use etwsim::etl::{LogfileHeader, Record, RecordKind};
 use etwsim::{ClockType, Guid};
+use serde::ser::{SerializeMap as _, Serializer as _};
 use serde_json::{Value as Json, json};
-use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -157,10 +157,12 @@ pub(crate) fn payload(record: &Record) -> &[u8] {
 
 /// `0x` and the bytes in upper-case hex, as TDH shows binary (DEC-28).
 pub(crate) fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
     let mut s = String::with_capacity(2 + 2 * bytes.len());
     s.push_str("0x");
-    for b in bytes {
-        let _ = write!(s, "{b:02X}");
+    for &b in bytes {
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 0xF)]));
     }
     s
 }
@@ -185,7 +187,11 @@ pub(crate) fn run(path: &Path, options: &Options, out: &mut dyn Write) -> Result
             out: csv::Writer::from_writer(out),
             clock,
         }),
-        Format::Json => Box::new(JsonLines { out, clock }),
+        Format::Json => Box::new(JsonLines {
+            out,
+            clock,
+            buf: Vec::new(),
+        }),
     };
     sink.header(path, &input.header, clock)?;
     let names = kernel_file_names(path, &input.header, &decoder);
@@ -490,6 +496,9 @@ impl Sink for Csv<'_> {
 struct JsonLines<'a> {
     out: &'a mut dyn Write,
     clock: Clock,
+    /// A record's line, serialised here and written out whole (serde_json writes in many
+    /// small pieces; through `dyn Write` each is a call).
+    buf: Vec<u8>,
 }
 
 impl JsonLines<'_> {
@@ -498,11 +507,6 @@ impl JsonLines<'_> {
         self.out.write_all(b"\n")?;
         Ok(())
     }
-}
-
-/// A GUID as JSON: lowercase in braces, or `null`.
-fn json_guid(g: Option<Guid>) -> Json {
-    g.map_or(Json::Null, |g| Json::String(g.to_string()))
 }
 
 impl Sink for JsonLines<'_> {
@@ -547,42 +551,62 @@ impl Sink for JsonLines<'_> {
     }
 
     fn record(&mut self, r: &Row, d: &Decoded, payload: &[u8]) -> Result<(), Failure> {
+        // Written field by field as it is serialised (the same object, in the same key order,
+        // as building it as a `Json` map first, without the map: P16).
         let time = match (self.clock, r.timestamp) {
-            (Clock::FileTime, Some(t)) => json!(filetime_utc(t)),
-            _ => Json::Null,
+            (Clock::FileTime, Some(t)) => Some(filetime_utc(t)),
+            _ => None,
         };
         let ext: Vec<Json> = r
             .ext
             .iter()
             .map(|&(t, len)| json!({"type": t, "name": ext_name(t), "size": len}))
             .collect();
-        let record = json!({
-            "type": if r.kind == RecordKind::Event { "event" } else { "trace" },
-            "kind": r.kind.name(),
-            "time": time,
-            "timestamp": r.timestamp,
-            "provider": json_guid(r.provider),
-            "id": r.id,
-            "version": r.version,
-            "level": r.level,
-            "opcode": r.opcode,
-            "task": r.task,
-            "keyword": r.keyword,
-            "hook": r.hook,
-            "pid": r.pid,
-            "tid": r.tid,
-            "cpu": r.cpu,
-            "activity_id": json_guid(r.activity_id),
-            "payload_len": r.payload_len,
-            "ext": ext,
-            "provider_name": d.provider_name,
-            "event_name": d.event_name,
-            "fields": d.fields.as_ref().map(|f| Json::Object(fields_json(f))),
-            "message": d.message,
-            "payload": d.fields.is_none().then(|| hex(payload)),
-            "decode_error": d.error,
-        });
-        self.line(&record)
+        let guid = |g: Option<Guid>| g.map(|g| g.to_string());
+        self.buf.clear();
+        let mut ser = serde_json::Serializer::new(&mut self.buf);
+        let mut m = ser.serialize_map(Some(24)).map_err(std::io::Error::from)?;
+        let mut entries = || -> Result<(), serde_json::Error> {
+            m.serialize_entry(
+                "type",
+                if r.kind == RecordKind::Event {
+                    "event"
+                } else {
+                    "trace"
+                },
+            )?;
+            m.serialize_entry("kind", r.kind.name())?;
+            m.serialize_entry("time", &time)?;
+            m.serialize_entry("timestamp", &r.timestamp)?;
+            m.serialize_entry("provider", &guid(r.provider))?;
+            m.serialize_entry("id", &r.id)?;
+            m.serialize_entry("version", &r.version)?;
+            m.serialize_entry("level", &r.level)?;
+            m.serialize_entry("opcode", &r.opcode)?;
+            m.serialize_entry("task", &r.task)?;
+            m.serialize_entry("keyword", &r.keyword)?;
+            m.serialize_entry("hook", &r.hook)?;
+            m.serialize_entry("pid", &r.pid)?;
+            m.serialize_entry("tid", &r.tid)?;
+            m.serialize_entry("cpu", &r.cpu)?;
+            m.serialize_entry("activity_id", &guid(r.activity_id))?;
+            m.serialize_entry("payload_len", &r.payload_len)?;
+            m.serialize_entry("ext", &ext)?;
+            m.serialize_entry("provider_name", &d.provider_name)?;
+            m.serialize_entry("event_name", &d.event_name)?;
+            m.serialize_entry(
+                "fields",
+                &d.fields.as_ref().map(|f| Json::Object(fields_json(f))),
+            )?;
+            m.serialize_entry("message", &d.message)?;
+            m.serialize_entry("payload", &d.fields.is_none().then(|| hex(payload)))?;
+            m.serialize_entry("decode_error", &d.error)
+        };
+        entries().map_err(std::io::Error::from)?;
+        m.end().map_err(std::io::Error::from)?;
+        self.buf.push(b'\n');
+        self.out.write_all(&self.buf)?;
+        Ok(())
     }
 
     fn end(&mut self, _: u64, _: u64) -> Result<(), Failure> {

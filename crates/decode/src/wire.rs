@@ -77,13 +77,9 @@ impl<'a> Cursor<'a> {
     pub(crate) fn utf16z(&mut self, field: &str, last: bool) -> Result<String, DecodeError> {
         let start = self.offset;
         let rest = &self.bytes[start..];
-        let units: Vec<u16> = rest
-            .chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-            .take_while(|&u| u != 0)
-            .collect();
-        if units.len() * 2 + 2 <= rest.len() {
-            self.offset += units.len() * 2 + 2;
+        let units = rest.chunks_exact(2).take_while(|c| c != &[0, 0]).count();
+        if units * 2 + 2 <= rest.len() {
+            self.offset += units * 2 + 2;
         } else if !last {
             return Err(self.bad(field, start, "UTF-16 string without its NUL terminator"));
         } else if rest.len() % 2 != 0 {
@@ -91,17 +87,13 @@ impl<'a> Cursor<'a> {
         } else {
             self.offset = self.bytes.len();
         }
-        Ok(String::from_utf16_lossy(&units))
+        Ok(utf16_lossy(&rest[..units * 2]))
     }
 
     /// `n` UTF-16 code units, not terminated.
     pub(crate) fn utf16_units(&mut self, field: &str, n: usize) -> Result<String, DecodeError> {
         let bytes = self.take(field, n.saturating_mul(2))?;
-        let units: Vec<u16> = bytes
-            .chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-            .collect();
-        Ok(String::from_utf16_lossy(&units))
+        Ok(utf16_lossy(bytes))
     }
 
     /// 8-bit text up to a NUL byte; when `last`, the end of the payload also ends it.
@@ -143,6 +135,50 @@ impl<'a> Cursor<'a> {
                     }
                 })
             }
+        }
+    }
+}
+
+/// UTF-16LE bytes (an even number) as text, unpaired surrogates replaced with U+FFFD (as
+/// `String::from_utf16_lossy`), decoded straight into the string: one allocation.
+pub(crate) fn utf16_lossy(bytes: &[u8]) -> String {
+    // Most text is ASCII: each unit's low byte is its character.
+    if bytes.chunks_exact(2).all(|c| c[1] == 0 && c[0] < 0x80) {
+        let ascii: Vec<u8> = bytes.chunks_exact(2).map(|c| c[0]).collect();
+        return String::from_utf8(ascii).unwrap_or_default(); // ASCII: always UTF-8
+    }
+    let mut out = String::with_capacity(bytes.len() / 2);
+    out.extend(
+        char::decode_utf16(
+            bytes
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]])),
+        )
+        .map(|r| r.unwrap_or(char::REPLACEMENT_CHARACTER)),
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16_lossy_reads_as_from_utf16_lossy_does() {
+        // ASCII, Latin-1, a surrogate pair, unpaired surrogates (high alone, low alone, high at
+        // the end), an embedded NUL, nothing.
+        let cases: [&[u16]; 7] = [
+            &[0x43, 0x3a, 0x5c, 0x7f],
+            &[0x43, 0x3a, 0x5c, 0xe9],
+            &[0xd83d, 0xde00, 0x41],
+            &[0xd800, 0x41, 0xdc00, 0x42],
+            &[0x41, 0xd800],
+            &[0x41, 0, 0x42],
+            &[],
+        ];
+        for units in cases {
+            let bytes: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+            assert_eq!(utf16_lossy(&bytes), String::from_utf16_lossy(units));
         }
     }
 }

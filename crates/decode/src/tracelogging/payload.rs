@@ -6,6 +6,7 @@
 use super::schema::{Arity, FieldDef, InType};
 use super::value::{Field, SystemTime, Value};
 use crate::error::{Error, Result};
+use crate::wire::utf16_lossy;
 use etwsim_types::Guid;
 
 /// The most values one event may decode to, counting every value and every copy of a field
@@ -175,16 +176,12 @@ impl<'a, 'd> PayloadReader<'a, 'd> {
             }
             InType::UNICODE_STRING => {
                 let rest = &self.bytes[self.at..];
-                let units: Vec<u16> = rest
-                    .chunks_exact(2)
-                    .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                    .take_while(|&u| u != 0)
-                    .collect();
-                if units.len() * 2 + 2 > rest.len() {
+                let units = rest.chunks_exact(2).take_while(|c| c != &[0, 0]).count();
+                if units * 2 + 2 > rest.len() {
                     return Err(self.bad(start, "a UTF-16 string with no NUL terminator"));
                 }
-                self.at += units.len() * 2 + 2;
-                Value::CStr16(String::from_utf16_lossy(&units))
+                self.at += units * 2 + 2;
+                Value::CStr16(utf16_lossy(&rest[..units * 2]))
             }
             InType::ANSI_STRING => {
                 let rest = &self.bytes[self.at..];
@@ -235,12 +232,7 @@ impl<'a, 'd> PayloadReader<'a, 'd> {
                         self.bad(start, format!("a UTF-16 string of {n} bytes, an odd count"))
                     );
                 }
-                let b = self.take(n)?;
-                let units: Vec<u16> = b
-                    .chunks_exact(2)
-                    .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                    .collect();
-                Value::Str16(String::from_utf16_lossy(&units))
+                Value::Str16(utf16_lossy(self.take(n)?))
             }
             InType::COUNTED_ANSI_STRING => {
                 let n = usize::from(self.u16()?);

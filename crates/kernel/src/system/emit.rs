@@ -262,11 +262,17 @@ pub(crate) fn classic(
     if targets.peek().is_none() {
         return;
     }
-    let Some(rec) = system_record(schema, payload.to_vec(), o) else {
+    let Some(mut rec) = system_record(schema, payload.to_vec(), o) else {
         return;
     };
-    for l in targets {
-        store(&l.ctx, &mut rec.clone(), o, false);
+    // Each session stamps its own clock into the record: a copy for every session but the
+    // last, which takes the record itself (one kernel session: no copy).
+    while let Some(l) = targets.next() {
+        if targets.peek().is_some() {
+            store(&l.ctx, &mut rec.clone(), o, false);
+        } else {
+            store(&l.ctx, &mut rec, o, false);
+        }
     }
 }
 

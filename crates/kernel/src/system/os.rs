@@ -918,30 +918,49 @@ impl FileHandle {
         &self.process
     }
 
+    #[inline(always)]
     fn op(&self, name: &'static str, values: impl FnOnce(u64, u32) -> Vec<Value>, info: u64) {
         op_on(&self.process, name, values, info);
     }
 
     /// NtReadFile from the cache: FileIo Read (67) and OperationEnd with the bytes read
     /// (KRN-21, KRN-24). Reading past the end reads what is there.
+    #[inline]
     pub fn read(&self, offset: u64, len: u32) -> u32 {
         let size = self.size();
         let n = u32::try_from(size.saturating_sub(offset).min(u64::from(len))).unwrap_or(len);
-        self.op(
-            "Read",
-            |irp, tid| rw_values(offset, irp, self, tid, len),
-            u64::from(n),
-        );
+        if self.recorded() {
+            self.rw_recorded("Read", offset, len, u64::from(n));
+        }
         n
     }
 
     /// NtWriteFile into the cache: FileIo Write (68) and OperationEnd; the file grows.
+    #[inline]
     pub fn write(&self, offset: u64, len: u32) {
         self.grow(offset + u64::from(len));
-        self.op(
-            "Write",
+        if self.recorded() {
+            self.rw_recorded("Write", offset, len, u64::from(len));
+        }
+    }
+
+    /// Whether some session may want file events: one load (P15: with [`read`](Self::read)
+    /// and [`write`](Self::write) inlined, an operation nobody records is the file-size
+    /// update and this load and branch).
+    #[inline(always)]
+    fn recorded(&self) -> bool {
+        self.process.kernel.inner.sys.loggers.wants(FILE_EVENTS)
+    }
+
+    /// The events of a read or write, once some session may want them.
+    #[cold]
+    #[inline(never)]
+    fn rw_recorded(&self, name: &'static str, offset: u64, len: u32, info: u64) {
+        op_recorded(
+            &self.process,
+            name,
             |irp, tid| rw_values(offset, irp, self, tid, len),
-            u64::from(len),
+            info,
         );
     }
 
@@ -1112,10 +1131,12 @@ impl FileHandle {
         k.file_close(self.process.start_key, self.process.pid, self.object, true);
     }
 
+    #[inline]
     fn size(&self) -> u64 {
         self.data.size.load(Ordering::Relaxed)
     }
 
+    #[inline]
     fn grow(&self, end: u64) {
         // A write inside the file costs a load; only growth takes the read-modify-write.
         if end > self.data.size.load(Ordering::Relaxed) {
@@ -1184,12 +1205,26 @@ fn info_values(irp: u64, f: &FileHandle, extra: u64, tid: u32, class: u32) -> Ve
 }
 
 /// One FileIo operation and its OperationEnd on file object `object`.
+#[inline(always)]
 fn op_on(p: &Process, name: &'static str, values: impl FnOnce(u64, u32) -> Vec<Value>, info: u64) {
+    if p.kernel.inner.sys.loggers.wants(FILE_EVENTS) {
+        op_recorded(p, name, values, info);
+    }
+    // P15: otherwise one load and a branch, inlined into the caller, when nobody listens
+}
+
+/// [`op_on`] once some session may want the events: out of line, so that the check stays a
+/// load and a branch in the caller.
+#[cold]
+#[inline(never)]
+fn op_recorded(
+    p: &Process,
+    name: &'static str,
+    values: impl FnOnce(u64, u32) -> Vec<Value>,
+    info: u64,
+) {
     let k = &p.kernel;
     let sys = &k.inner.sys;
-    if !sys.loggers.wants(FILE_EVENTS) {
-        return; // P15: one load when nobody listens
-    }
     let o = k.origin_of(p.start_key, p.pid);
     let irp = sys.os.lock().irp();
     let events = [
