@@ -24,7 +24,11 @@ echo "== cargo bench --bench read_etl -- --warm-up-time 1 --measurement-time 5 -
 cargo bench --quiet --bench read_etl -- --warm-up-time 1 --measurement-time 5 --sample-size 20 >/dev/null 2>&1
 echo "== cargo bench --bench decode -- --warm-up-time 1 --measurement-time 5 --sample-size 20"
 cargo bench --quiet --bench decode -- --warm-up-time 1 --measurement-time 5 --sample-size 20 >/dev/null 2>&1
+echo "== cargo bench --bench growth -- --warm-up-time 0.5 --measurement-time 1.5 --sample-size 15"
+cargo bench --quiet --bench growth -- --warm-up-time 0.5 --measurement-time 1.5 --sample-size 15 >/dev/null 2>&1
 python3 scripts/bench_summary.py
+echo "== scripts/plot_growth.py (P13 and how cost grows; writes docs/growth.svg)"
+python3 scripts/plot_growth.py
 VENV="${CARGO_TARGET_DIR:-target}/etl-check-venv"
 if [ -x "$VENV/bin/python" ]; then
     echo "== $VENV/bin/python scripts/bench_dissect.py"
