@@ -1055,3 +1055,125 @@ fn reads_and_writes_are_recorded_only_while_a_session_wants_them_with_the_same_r
         assert_eq!(ptr(e(req), "FileObject"), f.file_object());
     }
 }
+
+/// The FNV-1a hash of [`golden_kernel_workload`]'s buffers, computed with the generic encoder
+/// (`Schema::encode` of a value vector, then `TraceRecord::encode`) before the direct
+/// encoders of the recorded FileIo, Image, Process and Thread events (P15) replaced it: the
+/// bytes must not change. To update after a deliberate format change: run with
+/// `ETWSIM_PRINT_GOLDEN=1` and paste the printed value.
+const KERNEL_GOLDEN_FNV1A: u64 = 0x8b1b_4c19_1879_d89c;
+
+/// FNV-1a, 64-bit.
+fn fnv1a(hash: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(hash, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Every kind of OS operation, recorded by two system loggers (the NT Kernel Logger with all
+/// groups, a SYSTEM_LOGGER-mode session with FileIo only: one event, two sessions) and an
+/// ordinary session taking Kernel-File and Kernel-Process; the three sinks' buffers in turn.
+fn golden_kernel_workload() -> Vec<Vec<u8>> {
+    let k = kernel();
+    let (s, sink) = kernel_session(&k, KERNEL_LOGGER_NAME, ALL);
+    let (s2, sink2) = kernel_session(&k, "second", flag::FILE_IO | flag::FILE_IO_INIT);
+    let msink = MemorySink::new();
+    let m = k
+        .session("manifest")
+        .log_file("m.etl")
+        .sink(msink.clone())
+        .start()
+        .unwrap();
+    m.enable(KERNEL_FILE_PROVIDER, &EnableParams::new().any(u64::MAX))
+        .unwrap();
+    m.enable(KERNEL_PROCESS_PROVIDER, &EnableParams::new().any(u64::MAX))
+        .unwrap();
+    let shell = admin_process(&k, "cmd.exe");
+    let app = k
+        .spawn_process(
+            ProcessSpec::new(r"C:\tools\app.exe", Token::user("alice"))
+                .command_line(r#""C:\tools\app.exe" --go"#)
+                .parent(&shell),
+        )
+        .unwrap();
+    let t = app.spawn_thread(1).unwrap();
+    let g = t.enter();
+    let dll = app
+        .load_image(r"C:\Windows\System32\kernel32.dll", 0xA_0000)
+        .unwrap();
+    let mut f = app
+        .create_file(r"C:\data\a.txt", CreateFile::new(Disposition::Create))
+        .unwrap();
+    for i in 0..40u32 {
+        f.write(u64::from(i) * 100, 100 + i);
+        f.read(u64::from(i) * 50, 4096);
+    }
+    f.read(1 << 20, 10); // past the end
+    f.set_information(4, 0x1234);
+    f.query_information(5);
+    f.flush();
+    f.read_from_disk(0, 100);
+    f.write_through(100, 200);
+    f.rename(r"C:\data\b.txt").unwrap();
+    let dir = app
+        .create_file(r"C:\data", CreateFile::directory())
+        .unwrap();
+    dir.enumerate_directory("*.txt");
+    dir.close();
+    let other = app.open_file(r"C:\data\b.txt").unwrap();
+    other.read(0, 7);
+    let closing = other.cleanup();
+    closing.paging_write(0, 4096);
+    closing.close();
+    assert!(app.open_file(r"C:\missing\x.txt").is_ok());
+    assert!(
+        app.create_file(r"C:\nope.txt", CreateFile::new(Disposition::Open))
+            .is_err()
+    );
+    f.delete();
+    f.close();
+    for n in 0..3u64 {
+        app.load_image(&format!(r"C:\lib{n}.dll"), 0x1000 * (n + 1))
+            .unwrap()
+            .unload();
+    }
+    dll.unload();
+    drop(g);
+    t.exit();
+    let t2 = shell.spawn_thread(0).unwrap();
+    t2.exit();
+    app.exit_with(3);
+    s.stop().unwrap();
+    s2.stop().unwrap();
+    m.stop().unwrap();
+    [sink, sink2, msink]
+        .iter()
+        .flat_map(MemorySink::buffers)
+        .collect()
+}
+
+#[test]
+fn recorded_os_operations_write_the_golden_bytes() {
+    let buffers = golden_kernel_workload();
+    assert_eq!(buffers, golden_kernel_workload(), "deterministic");
+    let (mut system, mut manifest) = (0, 0);
+    for b in &buffers {
+        for r in etwsim::etl::decode_buffer(b, 0).expect("buffer").records {
+            match r {
+                Record::Trace(t) if t.header_type == 0x02 => system += 1,
+                Record::Event(_) => manifest += 1,
+                Record::Trace(_) => {}
+            }
+        }
+    }
+    // The workload is recorded: 80 reads and writes alone are 160 FileIo records per session.
+    assert!(system > 400 && manifest > 100, "{system} system, {manifest} manifest");
+    let hash = buffers.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| fnv1a(h, b));
+    if std::env::var_os("ETWSIM_PRINT_GOLDEN").is_some() {
+        println!("KERNEL_GOLDEN_FNV1A = {hash:#018x}");
+    }
+    assert_eq!(
+        hash, KERNEL_GOLDEN_FNV1A,
+        "the recorded OS operations' bytes changed"
+    );
+}
