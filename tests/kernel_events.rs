@@ -1167,8 +1167,13 @@ fn recorded_os_operations_write_the_golden_bytes() {
         }
     }
     // The workload is recorded: 80 reads and writes alone are 160 FileIo records per session.
-    assert!(system > 400 && manifest > 100, "{system} system, {manifest} manifest");
-    let hash = buffers.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| fnv1a(h, b));
+    assert!(
+        system > 400 && manifest > 100,
+        "{system} system, {manifest} manifest"
+    );
+    let hash = buffers
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| fnv1a(h, b));
     if std::env::var_os("ETWSIM_PRINT_GOLDEN").is_some() {
         println!("KERNEL_GOLDEN_FNV1A = {hash:#018x}");
     }

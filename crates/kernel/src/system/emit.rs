@@ -222,11 +222,30 @@ fn stamp(rec: &mut [u8], ctx: &LoggerContext, ticks: u64) {
 /// it is being stopped by the caller); a refusal counts in EventsLost.
 pub(crate) fn store(ctx: &LoggerContext, rec: &mut [u8], o: &Origin, at_stop: bool) {
     stamp(rec, ctx, o.ticks);
-    let len = align8(rec.len());
+    put(ctx, rec.len(), o, at_stop, |words| {
+        for (w, chunk) in words.iter().zip(rec.chunks(8)) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            w.store(u64::from_le_bytes(b), Ordering::Relaxed);
+        }
+    });
+}
+
+/// [`store`]'s bracket: reserves `align8(size)` bytes in `ctx`'s buffer of CPU `o.cpu` and
+/// has `fill` write its words, or counts the event lost.
+#[inline]
+fn put(
+    ctx: &LoggerContext,
+    size: usize,
+    o: &Origin,
+    at_stop: bool,
+    fill: impl FnOnce(&[AtomicU64]),
+) {
+    let len = align8(size);
     let lost = || {
         ctx.counters.events_lost.fetch_add(1, Ordering::Relaxed);
     };
-    if rec.len() > MAX_EVENT_SIZE
+    if size > MAX_EVENT_SIZE
         || len as u64 > ctx.pool.capacity()
         || (ctx.realtime.load(Ordering::Relaxed) && ctx.rt.full.load(Ordering::Acquire))
     {
@@ -236,18 +255,149 @@ pub(crate) fn store(ctx: &LoggerContext, rec: &mut [u8], o: &Origin, at_stop: bo
     if at_stop || ctx.accepts_writes() {
         match ctx.pool.reserve(o.cpu, len as u64) {
             Ok(r) => {
-                let words = ctx.pool.reserved(&r, len as u64);
-                for (w, chunk) in words.iter().zip(rec.chunks(8)) {
-                    let mut b = [0u8; 8];
-                    b[..chunk.len()].copy_from_slice(chunk);
-                    w.store(u64::from_le_bytes(b), Ordering::Relaxed);
-                }
+                fill(ctx.pool.reserved(&r, len as u64));
                 ctx.pool.commit(r);
             }
             Err(_) => lost(),
         }
     }
     ctx.pool.exit(o.cpu);
+}
+
+/// A classic event's HookId and header version, resolved once from the MOF table (P15: the
+/// recorded path looks nothing up by name).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Hook {
+    pub(crate) hook_id: u16,
+    pub(crate) version: u8,
+}
+
+impl Hook {
+    pub(crate) fn of(schema: &Schema) -> Hook {
+        Hook {
+            hook_id: schema.hook_id(),
+            version: schema.version,
+        }
+    }
+}
+
+/// The size of a 64-bit `SYSTEM_TRACE_HEADER`.
+const SYSTEM_HEADER_SIZE: usize = 32;
+
+/// A classic kernel record built in place on the stack: the `SYSTEM_TRACE_HEADER` (64-bit,
+/// timestamp 0 until [`store`] stamps it) and then the payload's fields, at most `N` bytes
+/// (`N` a multiple of 8; the bytes past the record stay 0, the padding of the last word).
+/// The same bytes as [`payload`] + [`system_record`] of the event's values (P15; the golden
+/// test `recorded_os_operations_write_the_golden_bytes` and the unit tests of `os` hold them
+/// to it).
+pub(crate) struct SysRecord<const N: usize> {
+    buf: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> SysRecord<N> {
+    /// The header of `hook` with `o`'s process and thread.
+    #[inline]
+    pub(crate) fn new(hook: Hook, o: &Origin) -> SysRecord<N> {
+        const { assert!(N % 8 == 0 && N >= SYSTEM_HEADER_SIZE && N <= MAX_EVENT_SIZE) };
+        let mut buf = [0u8; N];
+        buf[0..2].copy_from_slice(&u16::from(hook.version).to_le_bytes());
+        buf[2] = header_type::SYSTEM64;
+        buf[3] = etwsim_types::record::TRACE_HEADER_MARKER;
+        buf[6..8].copy_from_slice(&hook.hook_id.to_le_bytes());
+        buf[8..12].copy_from_slice(&o.tid.to_le_bytes());
+        buf[12..16].copy_from_slice(&o.pid.to_le_bytes());
+        let mut r = SysRecord {
+            buf,
+            len: SYSTEM_HEADER_SIZE,
+        };
+        r.set_size();
+        r
+    }
+
+    fn set_size(&mut self) {
+        self.buf[4..6].copy_from_slice(&(self.len as u16).to_le_bytes());
+    }
+
+    /// Appends `bytes`; false (and nothing appended) if they do not fit.
+    #[inline]
+    pub(crate) fn bytes(&mut self, bytes: &[u8]) -> bool {
+        let Some(dst) = self.buf.get_mut(self.len..self.len + bytes.len()) else {
+            return false;
+        };
+        dst.copy_from_slice(bytes);
+        self.len += bytes.len();
+        self.set_size();
+        true
+    }
+
+    /// Appends a `uint32`.
+    #[inline]
+    pub(crate) fn u32(&mut self, v: u32) -> &mut Self {
+        let fits = self.bytes(&v.to_le_bytes());
+        debug_assert!(fits, "a fixed field past {N} bytes");
+        self
+    }
+
+    /// Appends a `uint64` or a 64-bit pointer.
+    #[inline]
+    pub(crate) fn u64(&mut self, v: u64) -> &mut Self {
+        let fits = self.bytes(&v.to_le_bytes());
+        debug_assert!(fits, "a fixed field past {N} bytes");
+        self
+    }
+
+    /// Appends a `UTF-16z` string; false (and nothing appended) if it does not fit.
+    pub(crate) fn utf16z(&mut self, s: &str) -> bool {
+        let start = self.len;
+        for u in s.encode_utf16().chain([0]) {
+            if !self.bytes(&u.to_le_bytes()) {
+                self.len = start;
+                self.set_size();
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The payload written so far.
+    pub(crate) fn payload(&self) -> &[u8] {
+        &self.buf[SYSTEM_HEADER_SIZE..self.len]
+    }
+
+    /// The record (header and payload, unpadded).
+    #[cfg(test)]
+    pub(crate) fn record(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// Stores the record in `ctx`'s buffer of CPU `o.cpu` as [`store`] does, stamped with
+    /// `ctx`'s clock, word by word.
+    #[inline]
+    fn store(&mut self, ctx: &LoggerContext, o: &Origin) {
+        stamp(&mut self.buf, ctx, o.ticks);
+        let buf = &self.buf;
+        put(ctx, self.len, o, false, |words| {
+            for (w, b) in words.iter().zip(buf.chunks_exact(8)) {
+                let b: [u8; 8] = b.try_into().unwrap_or_default();
+                w.store(u64::from_le_bytes(b), Ordering::Relaxed);
+            }
+        });
+    }
+}
+
+/// [`classic`] for a record built in place: stored into every system logger whose flags
+/// include `flag` (each stamps its own clock over the last one's).
+#[inline]
+pub(crate) fn classic_record<const N: usize>(
+    loggers: &[Arc<SysLogger>],
+    flag: u32,
+    rec: &mut SysRecord<N>,
+    o: &Origin,
+) {
+    for l in loggers.iter().filter(|l| l.wants(flag)) {
+        rec.store(&l.ctx, o);
+    }
 }
 
 /// Writes a classic kernel event into every system logger whose flags include `flag`.
@@ -265,14 +415,9 @@ pub(crate) fn classic(
     let Some(mut rec) = system_record(schema, payload.to_vec(), o) else {
         return;
     };
-    // Each session stamps its own clock into the record: a copy for every session but the
-    // last, which takes the record itself (one kernel session: no copy).
-    while let Some(l) = targets.next() {
-        if targets.peek().is_some() {
-            store(&l.ctx, &mut rec.clone(), o, false);
-        } else {
-            store(&l.ctx, &mut rec, o, false);
-        }
+    // Each session stamps its own clock over the last one's: no copy.
+    for l in targets {
+        store(&l.ctx, &mut rec, o, false);
     }
 }
 

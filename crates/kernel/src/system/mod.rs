@@ -55,6 +55,8 @@ pub(crate) struct SystemState {
     pub(crate) loggers: emit::Loggers,
     /// The OS tables. Lock order: after the kernel's state lock, never before it.
     pub(crate) os: Mutex<os::OsState>,
+    /// The IRP counter of the operations.
+    pub(crate) irps: os::Irps,
     /// The manifest providers, once registered.
     pub(crate) providers: manifest::KernelProviders,
     /// Sessions that had the Kernel-Rundown file names for their current enable.

@@ -19,15 +19,17 @@
 
 use crate::machine::kernel::Kernel;
 use crate::machine::process::Process;
-use crate::system::emit::{self, FILE_NAME_VERSION, KERNEL_FILE, KERNEL_PROCESS, Origin};
+use crate::system::emit::{
+    self, FILE_NAME_VERSION, Hook, KERNEL_FILE, KERNEL_PROCESS, Origin, SysLogger, SysRecord,
+};
 use crate::system::flags::event_trace_flag as flag;
 use crate::system::manifest;
 use crate::{Error, Result};
 use etwsim_decode::fields::{Sid, TokenUser, Value};
 use etwsim_decode::mof::{DISK_IO, FILE_IO, IMAGE, PROCESS, Schema, THREAD};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock};
 
 /// `STATUS_SUCCESS`.
 const STATUS_SUCCESS: u32 = 0;
@@ -172,15 +174,22 @@ pub(crate) struct OsState {
     pub(crate) objects: BTreeMap<u64, ObjectRow>,
     next_key: u64,
     next_object: u64,
-    next_irp: u64,
+}
+
+/// The IRP counter: beside the OS tables, not behind their lock, so that I/O on an open
+/// handle takes no lock (P15).
+#[derive(Default)]
+pub(crate) struct Irps(AtomicU64);
+
+impl Irps {
+    /// The next IRP address (0x10_0000 of them, reused in turn).
+    fn next(&self) -> u64 {
+        let n = self.0.fetch_add(1, Ordering::Relaxed).wrapping_add(1) % 0x10_0000;
+        0xFFFF_9E00_0000_0000 + n * 0x100
+    }
 }
 
 impl OsState {
-    fn irp(&mut self) -> u64 {
-        self.next_irp = (self.next_irp + 1) % 0x10_0000;
-        0xFFFF_9E00_0000_0000 + self.next_irp * 0x100
-    }
-
     /// FileKeys of files open now, with their names: what a FileRundown lists (KRN-32).
     pub(crate) fn open_keys(&self) -> BTreeMap<u64, String> {
         self.objects
@@ -237,6 +246,112 @@ fn schema(class: &'static etwsim_decode::mof::KernelClass, name: &str, version: 
     class
         .schema(name, version)
         .expect("the class table describes every event the OS layer writes")
+}
+
+/// The hooks of the events the recorded fast path builds in place (P15), resolved once from
+/// the class table.
+struct Hooks {
+    read: Hook,
+    write: Hook,
+    op_end: Hook,
+    image_load: Hook,
+    image_unload: Hook,
+    thread_start: Hook,
+    thread_end: Hook,
+}
+
+static HOOKS: LazyLock<Hooks> = LazyLock::new(|| Hooks {
+    read: Hook::of(&schema(&FILE_IO, "Read", 3)),
+    write: Hook::of(&schema(&FILE_IO, "Write", 3)),
+    op_end: Hook::of(&schema(&FILE_IO, "OperationEnd", 3)),
+    image_load: Hook::of(&schema(&IMAGE, "Load", 3)),
+    image_unload: Hook::of(&schema(&IMAGE, "Unload", 3)),
+    thread_start: Hook::of(&schema(&THREAD, "Start", 3)),
+    thread_end: Hook::of(&schema(&THREAD, "End", 3)),
+});
+
+/// FileIo Read or Write (v3, FileIo_ReadWrite): Offset, IrpPtr, FileObject, FileKey,
+/// IssuingThreadId, IoSize, IoFlags — [`rw_values`]'s bytes.
+#[allow(clippy::too_many_arguments)]
+fn rw_record(
+    hook: Hook,
+    o: &Origin,
+    offset: u64,
+    irp: u64,
+    object: u64,
+    key: u64,
+    len: u32,
+    io_flags: u32,
+) -> SysRecord<80> {
+    let mut r = SysRecord::new(hook, o);
+    r.u64(offset)
+        .u64(irp)
+        .u64(object)
+        .u64(key)
+        .u32(o.tid)
+        .u32(len)
+        .u32(io_flags);
+    r
+}
+
+/// FileIo OperationEnd (v3): IrpPtr, ExtraInfo, NtStatus — [`FileEvent::op_end`]'s bytes.
+fn op_end_record(o: &Origin, irp: u64, info: u64, status: u32) -> SysRecord<56> {
+    let mut r = SysRecord::new(HOOKS.op_end, o);
+    r.u64(irp).u64(info).u32(status);
+    r
+}
+
+/// Image Load or Unload (v3) — [`image_values`]'s bytes; `None` if the path does not fit
+/// the stack record (the caller then takes the generic encoder).
+fn image_record(
+    hook: Hook,
+    o: &Origin,
+    pid: u32,
+    base: u64,
+    i: &ImageRow,
+) -> Option<SysRecord<512>> {
+    let mut r = SysRecord::new(hook, o);
+    r.u64(base)
+        .u64(i.size)
+        .u32(pid)
+        .u32(i.checksum)
+        .u32(i.time_date_stamp)
+        .u32(0) // SignatureLevel, SignatureType (u8 each), Reserved0 (u16)
+        .u64(base)
+        .u32(0)
+        .u32(0)
+        .u32(0)
+        .u32(0);
+    r.utf16z(&i.path).then_some(r)
+}
+
+/// Thread Start or End (v3, Thread_TypeGroup1) — [`thread_values`]'s bytes.
+fn thread_record(hook: Hook, o: &Origin, pid: u32, tid: u32, cpus: u16) -> SysRecord<104> {
+    let t = u64::from(tid);
+    let kstack = 0xFFFF_F800_0000_0000 + t * 0x1_0000;
+    let ustack = 0x0000_00F0_0000_0000 + t * 0x10_0000;
+    let mut r = SysRecord::new(hook, o);
+    r.u32(pid)
+        .u32(tid)
+        .u64(kstack)
+        .u64(kstack - 0x6000)
+        .u64(ustack)
+        .u64(ustack - 0x1_0000)
+        .u64(affinity(cpus))
+        .u64(0x0000_7FF6_0000_1000 + t * 0x10)
+        .u64(0x0000_00E0_0000_0000 + t * 0x2000)
+        .u32(0);
+    r.bytes(&[8, 5, 2, 0]); // BasePriority, PagePriority, IoPriority, ThreadFlags
+    r
+}
+
+/// A thread's affinity: every CPU of the machine.
+fn affinity(cpus: u16) -> u64 {
+    if cpus >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << cpus) - 1
+    }
 }
 
 impl Kernel {
@@ -302,11 +417,6 @@ pub(crate) fn thread_values(pid: u32, tid: u32, cpus: u16) -> Vec<Value> {
     let t = u64::from(tid);
     let kstack = 0xFFFF_F800_0000_0000 + t * 0x1_0000;
     let ustack = 0x0000_00F0_0000_0000 + t * 0x10_0000;
-    let affinity = if cpus >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << cpus) - 1
-    };
     vec![
         Value::U32(pid),
         Value::U32(tid),
@@ -314,7 +424,7 @@ pub(crate) fn thread_values(pid: u32, tid: u32, cpus: u16) -> Vec<Value> {
         Value::Pointer(kstack - 0x6000),
         Value::Pointer(ustack),
         Value::Pointer(ustack - 0x1_0000),
-        Value::Pointer(affinity),
+        Value::Pointer(affinity(cpus)),
         Value::Pointer(0x0000_7FF6_0000_1000 + t * 0x10),
         Value::Pointer(0x0000_00E0_0000_0000 + t * 0x2000),
         Value::U32(0),
@@ -463,7 +573,7 @@ impl Kernel {
             p.threads.insert(tid, cpu);
             p.pid
         };
-        self.thread_event("Start", pid, tid, cpu);
+        self.thread_event(true, pid, tid, cpu);
     }
 
     /// Removes a thread and writes Thread End.
@@ -479,11 +589,11 @@ impl Kernel {
             };
             (p.pid, cpu)
         };
-        self.thread_event("End", pid, tid, cpu);
+        self.thread_event(false, pid, tid, cpu);
     }
 
     /// Thread Start or End, in the thread's own context.
-    fn thread_event(&self, name: &str, pid: u32, tid: u32, cpu: u16) {
+    fn thread_event(&self, start: bool, pid: u32, tid: u32, cpu: u16) {
         if self.inner.sys.loggers.wants(u64::from(flag::THREAD)) {
             let o = Origin {
                 pid,
@@ -491,13 +601,38 @@ impl Kernel {
                 cpu: usize::from(cpu),
                 ticks: self.inner.clock.event_now(),
             };
-            emit_classic(
+            let hook = if start {
+                HOOKS.thread_start
+            } else {
+                HOOKS.thread_end
+            };
+            let mut r = thread_record(hook, &o, pid, tid, self.cpu_count());
+            emit::classic_record(&self.inner.sys.loggers.current(), flag::THREAD, &mut r, &o);
+        }
+    }
+
+    /// Image Load or Unload into the system loggers that take images: built in place, or by
+    /// the generic encoder for a path too long for the stack record.
+    fn image_event(&self, load: bool, pid: u32, base: u64, row: &ImageRow, o: &Origin) {
+        let (hook, name) = if load {
+            (HOOKS.image_load, "Load")
+        } else {
+            (HOOKS.image_unload, "Unload")
+        };
+        match image_record(hook, o, pid, base, row) {
+            Some(mut r) => emit::classic_record(
+                &self.inner.sys.loggers.current(),
+                flag::IMAGE_LOAD,
+                &mut r,
+                o,
+            ),
+            None => emit_classic(
                 self,
-                flag::THREAD,
-                &schema(&THREAD, name, 3),
-                &thread_values(pid, tid, self.cpu_count()),
-                &o,
-            );
+                flag::IMAGE_LOAD,
+                &schema(&IMAGE, name, 3),
+                &image_values(pid, base, row),
+                o,
+            ),
         }
     }
 
@@ -515,13 +650,7 @@ impl Kernel {
         };
         if sys.loggers.wants(u64::from(flag::IMAGE_LOAD)) {
             let o = self.origin_of(key, pid);
-            emit_classic(
-                self,
-                flag::IMAGE_LOAD,
-                &schema(&IMAGE, "Unload", 3),
-                &image_values(pid, base, &row),
-                &o,
-            );
+            self.image_event(false, pid, base, &row, &o);
         }
     }
 }
@@ -590,8 +719,9 @@ impl Process {
             .wants(u64::from(flag::IMAGE_LOAD) | KERNEL_PROCESS)
         {
             let o = k.origin_of(self.start_key, self.pid);
-            let values = image_values(self.pid, base, &row);
-            emit_classic(k, flag::IMAGE_LOAD, &schema(&IMAGE, "Load", 3), &values, &o);
+            if sys.loggers.wants(u64::from(flag::IMAGE_LOAD)) {
+                k.image_event(true, self.pid, base, &row, &o);
+            }
             if sys.loggers.wants(KERNEL_PROCESS) {
                 manifest::image_load(k, self.pid, base, &row, &o);
             }
@@ -626,7 +756,7 @@ impl Process {
             if !os.processes.contains_key(&self.start_key) {
                 return Err(Error::invalid(format!("process {} has exited", self.pid)));
             }
-            let irp = os.irp();
+            let irp = sys.irps.next();
             let exists = os
                 .files
                 .get(&tk)
@@ -842,7 +972,7 @@ impl Kernel {
             let Some(row) = os.objects.remove(&object) else {
                 return;
             };
-            let irps = (os.irp(), os.irp());
+            let irps = (sys.irps.next(), sys.irps.next());
             let (last, path) = match os.files.get_mut(&row.node) {
                 Some(n) => {
                     n.opens -= 1;
@@ -930,7 +1060,7 @@ impl FileHandle {
         let size = self.size();
         let n = u32::try_from(size.saturating_sub(offset).min(u64::from(len))).unwrap_or(len);
         if self.recorded() {
-            self.rw_recorded("Read", offset, len, u64::from(n));
+            self.rw_recorded(false, offset, len, 0, u64::from(n));
         }
         n
     }
@@ -940,7 +1070,7 @@ impl FileHandle {
     pub fn write(&self, offset: u64, len: u32) {
         self.grow(offset + u64::from(len));
         if self.recorded() {
-            self.rw_recorded("Write", offset, len, u64::from(len));
+            self.rw_recorded(true, offset, len, 0, u64::from(len));
         }
     }
 
@@ -952,16 +1082,29 @@ impl FileHandle {
         self.process.kernel.inner.sys.loggers.wants(FILE_EVENTS)
     }
 
-    /// The events of a read or write, once some session may want them.
+    /// The events of a read or write (FileIo Read or Write with `io_flags`, then
+    /// OperationEnd with `info`), once some session may want them: built in place on the
+    /// stack, no lock (P15).
     #[cold]
     #[inline(never)]
-    fn rw_recorded(&self, name: &'static str, offset: u64, len: u32, info: u64) {
-        op_recorded(
-            &self.process,
-            name,
-            |irp, tid| rw_values(offset, irp, self, tid, len),
-            info,
-        );
+    fn rw_recorded(&self, write: bool, offset: u64, len: u32, io_flags: u32, info: u64) {
+        let p = &self.process;
+        let k = &p.kernel;
+        let sys = &k.inner.sys;
+        let o = k.origin_of(p.start_key, p.pid);
+        let irp = sys.irps.next();
+        let (hook, name) = if write {
+            (HOOKS.write, "Write")
+        } else {
+            (HOOKS.read, "Read")
+        };
+        let loggers = sys.loggers.current();
+        let mut r = rw_record(hook, &o, offset, irp, self.object, self.key, len, io_flags);
+        emit::classic_record(&loggers, flag::FILE_IO_INIT, &mut r, &o);
+        if sys.loggers.wants(KERNEL_FILE) {
+            manifest::kernel_file(k, name, r.payload(), &o);
+        }
+        op_end(k, &loggers, irp, info, STATUS_SUCCESS, &o);
     }
 
     /// A read that goes to the disk (a cache miss): FileIo Read, then DiskIo ReadInit (12)
@@ -1157,15 +1300,11 @@ impl ClosingFile {
     /// FileObject, after Cleanup — what real-time name resolution loses (KRN-39).
     pub fn paging_write(&self, offset: u64, len: u32) {
         self.file.grow(offset + u64::from(len));
-        self.file.op(
-            "Write",
-            |irp, tid| {
-                let mut v = rw_values(offset, irp, &self.file, tid, len);
-                v[6] = Value::U32(0x2); // IoFlags: IRP_PAGING_IO
-                v
-            },
-            u64::from(len),
-        );
+        if self.file.recorded() {
+            // IoFlags: IRP_PAGING_IO
+            self.file
+                .rw_recorded(true, offset, len, 0x2, u64::from(len));
+        }
     }
 
     /// The FileObject address.
@@ -1181,12 +1320,14 @@ impl ClosingFile {
     }
 }
 
-fn rw_values(offset: u64, irp: u64, f: &FileHandle, tid: u32, len: u32) -> Vec<Value> {
+/// The FileIo Read / Write values, for the generic encoder ([`rw_record`]'s reference).
+#[cfg(test)]
+fn rw_values(offset: u64, irp: u64, object: u64, key: u64, tid: u32, len: u32) -> Vec<Value> {
     vec![
         Value::U64(offset),
         Value::Pointer(irp),
-        Value::Pointer(f.object),
-        Value::Pointer(f.key),
+        Value::Pointer(object),
+        Value::Pointer(key),
         Value::U32(tid),
         Value::U32(len),
         Value::U32(0),
@@ -1226,12 +1367,19 @@ fn op_recorded(
     let k = &p.kernel;
     let sys = &k.inner.sys;
     let o = k.origin_of(p.start_key, p.pid);
-    let irp = sys.os.lock().irp();
-    let events = [
-        FileEvent::new(name, values(irp, o.tid)),
-        FileEvent::op_end(irp, info, STATUS_SUCCESS),
-    ];
-    k.write_file_events(&events, &o, false);
+    let irp = sys.irps.next();
+    k.write_file_events(&[FileEvent::new(name, values(irp, o.tid))], &o, false);
+    op_end(k, &sys.loggers.current(), irp, info, STATUS_SUCCESS, &o);
+}
+
+/// FileIo OperationEnd (76) of IRP `irp`, built in place, to the system loggers taking
+/// FILE_IO and to Kernel-File (KRN-24).
+fn op_end(k: &Kernel, loggers: &[Arc<SysLogger>], irp: u64, info: u64, status: u32, o: &Origin) {
+    let mut r = op_end_record(o, irp, info, status);
+    emit::classic_record(loggers, flag::FILE_IO, &mut r, o);
+    if k.inner.sys.loggers.wants(KERNEL_FILE) {
+        manifest::kernel_file(k, "OperationEnd", r.payload(), o);
+    }
 }
 
 /// DiskIo events of one transfer on the file with key `key` (KRN-30), with the Name (0)
@@ -1244,7 +1392,7 @@ fn disk_io_on(p: &Process, key: u64, path: &str, name: &'static str, offset: u64
         return;
     }
     let o = k.origin_of(p.start_key, p.pid);
-    let irp = sys.os.lock().irp();
+    let irp = sys.irps.next();
     let loggers = sys.loggers.current();
     // Name (0) for sessions that take DiskIo and file names but have no name for this key.
     let name_schema = schema(&FILE_IO, "Name", FILE_NAME_VERSION);
@@ -1301,4 +1449,133 @@ fn wildcard(pattern: &str, name: &str) -> bool {
     let n: Vec<char> = name.to_lowercase().chars().collect();
     let p: Vec<char> = p.iter().flat_map(|c| c.to_lowercase()).collect();
     go(&p, &n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The generic encoder's record of `class`/`name` v`version` with `values`: the reference
+    /// the records built in place must equal byte for byte (P15).
+    fn generic(
+        class: &'static etwsim_decode::mof::KernelClass,
+        name: &str,
+        version: u8,
+        values: &[Value],
+        o: &Origin,
+    ) -> Vec<u8> {
+        let s = schema(class, name, version);
+        let payload = emit::payload(&s, values).expect("the values fit the layout");
+        emit::system_record(&s, payload, o).expect("a record")
+    }
+
+    fn origins() -> [Origin; 3] {
+        [
+            Origin {
+                pid: 4,
+                tid: 0,
+                cpu: 0,
+                ticks: 0,
+            },
+            Origin {
+                pid: 1234,
+                tid: 5678,
+                cpu: 1,
+                ticks: 99,
+            },
+            Origin {
+                pid: u32::MAX,
+                tid: 0x07FF_FFFF, // the largest whose stacks fit the address space
+                cpu: 3,
+                ticks: u64::MAX,
+            },
+        ]
+    }
+
+    #[test]
+    fn file_io_records_built_in_place_are_the_generic_encoders_bytes() {
+        // rule: KRN-21
+        // rule: KRN-24
+        for o in &origins() {
+            for (offset, irp, object, key, len) in [
+                (0, 0, 0, 0, 0),
+                (
+                    512,
+                    0xFFFF_9E00_0000_0100,
+                    0xFFFF_A00C_0000_0150,
+                    0xFFFF_B00D_0000_1000,
+                    512,
+                ),
+                (u64::MAX, u64::MAX, u64::MAX - 1, 1, u32::MAX),
+            ] {
+                for (write, name) in [(false, "Read"), (true, "Write")] {
+                    let hook = if write { HOOKS.write } else { HOOKS.read };
+                    for io_flags in [0, 2] {
+                        let r = rw_record(hook, o, offset, irp, object, key, len, io_flags);
+                        let mut values = rw_values(offset, irp, object, key, o.tid, len);
+                        values[6] = Value::U32(io_flags);
+                        assert_eq!(r.record(), generic(&FILE_IO, name, 3, &values, o));
+                    }
+                }
+                for (info, status) in [(0, 0), (u64::from(len), STATUS_OBJECT_NAME_NOT_FOUND)] {
+                    let r = op_end_record(o, irp, info, status);
+                    let end = FileEvent::op_end(irp, info, status);
+                    assert_eq!(
+                        r.record(),
+                        generic(&FILE_IO, "OperationEnd", 3, &end.values, o)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn image_and_thread_records_built_in_place_are_the_generic_encoders_bytes() {
+        // rule: KRN-28
+        // rule: KRN-29
+        for o in &origins() {
+            for path in [
+                "",
+                r"\Device\HarddiskVolume3\Windows\System32\version.dll",
+                "é€𝄞",
+            ] {
+                let row = ImageRow {
+                    size: 0x1_2000,
+                    path: path.to_string(),
+                    checksum: digest(path),
+                    time_date_stamp: 0x7FFF_FFFF,
+                };
+                for (hook, name) in [(HOOKS.image_load, "Load"), (HOOKS.image_unload, "Unload")] {
+                    let base = 0x0000_7FF6_0100_0000;
+                    let r = image_record(hook, o, o.pid, base, &row).expect("fits");
+                    let values = image_values(o.pid, base, &row);
+                    assert_eq!(r.record(), generic(&IMAGE, name, 3, &values, o));
+                }
+            }
+            for cpus in [1, 4, 63, 64, 640] {
+                for (hook, name) in [(HOOKS.thread_start, "Start"), (HOOKS.thread_end, "End")] {
+                    let r = thread_record(hook, o, o.pid, o.tid, cpus);
+                    let values = thread_values(o.pid, o.tid, cpus);
+                    assert_eq!(r.record(), generic(&THREAD, name, 3, &values, o));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_image_path_too_long_for_the_stack_record_takes_the_generic_encoder() {
+        let o = origins()[1];
+        let row = |n: usize| ImageRow {
+            size: 0x1000,
+            path: "x".repeat(n),
+            checksum: 1,
+            time_date_stamp: 2,
+        };
+        // 32 + 56 bytes before the name: 211 characters and the NUL fill 512 bytes.
+        assert!(image_record(HOOKS.image_load, &o, 1, 0x1000, &row(211)).is_some());
+        assert!(image_record(HOOKS.image_load, &o, 1, 0x1000, &row(212)).is_none());
+        let values = image_values(1, 0x1000, &row(211));
+        let r = image_record(HOOKS.image_load, &o, 1, 0x1000, &row(211)).expect("fits");
+        assert_eq!(r.record(), generic(&IMAGE, "Load", 3, &values, &o));
+    }
 }
