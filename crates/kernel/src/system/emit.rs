@@ -92,6 +92,13 @@ impl Loggers {
         self.snapshot.load_full()
     }
 
+    /// The current system loggers, borrowed for one operation's events (P15: no reference
+    /// count touched in the common case).
+    #[inline]
+    pub(crate) fn borrowed(&self) -> arc_swap::Guard<Arc<Vec<Arc<SysLogger>>>> {
+        self.snapshot.load()
+    }
+
     pub(crate) fn find(&self, ctx: &Arc<LoggerContext>) -> Option<Arc<SysLogger>> {
         self.list
             .lock()
@@ -349,14 +356,17 @@ impl<const N: usize> SysRecord<N> {
 
     /// Appends a `UTF-16z` string; false (and nothing appended) if it does not fit.
     pub(crate) fn utf16z(&mut self, s: &str) -> bool {
-        let start = self.len;
+        let mut at = self.len;
         for u in s.encode_utf16().chain([0]) {
-            if !self.bytes(&u.to_le_bytes()) {
-                self.len = start;
-                self.set_size();
+            let Some(dst) = self.buf.get_mut(at..at + 2) else {
+                self.buf[self.len..at].fill(0); // the padding stays 0
                 return false;
-            }
+            };
+            dst.copy_from_slice(&u.to_le_bytes());
+            at += 2;
         }
+        self.len = at;
+        self.set_size();
         true
     }
 

@@ -158,7 +158,8 @@ pub(crate) struct OsProcess {
 #[derive(Clone, Debug)]
 pub(crate) struct ImageRow {
     pub(crate) size: u64,
-    pub(crate) path: String,
+    /// Shared with the [`Image`] handle: a load copies the path once.
+    pub(crate) path: Arc<str>,
     pub(crate) checksum: u32,
     pub(crate) time_date_stamp: u32,
 }
@@ -451,7 +452,7 @@ pub(crate) fn image_values(pid: u32, base: u64, i: &ImageRow) -> Vec<Value> {
         Value::U32(0),
         Value::U32(0),
         Value::U32(0),
-        Value::String(i.path.clone()),
+        Value::String(i.path.to_string()),
     ]
 }
 
@@ -607,7 +608,7 @@ impl Kernel {
                 HOOKS.thread_end
             };
             let mut r = thread_record(hook, &o, pid, tid, self.cpu_count());
-            emit::classic_record(&self.inner.sys.loggers.current(), flag::THREAD, &mut r, &o);
+            emit::classic_record(&self.inner.sys.loggers.borrowed(), flag::THREAD, &mut r, &o);
         }
     }
 
@@ -621,7 +622,7 @@ impl Kernel {
         };
         match image_record(hook, o, pid, base, row) {
             Some(mut r) => emit::classic_record(
-                &self.inner.sys.loggers.current(),
+                &self.inner.sys.loggers.borrowed(),
                 flag::IMAGE_LOAD,
                 &mut r,
                 o,
@@ -661,7 +662,7 @@ pub struct Image {
     process: Process,
     base: u64,
     size: u64,
-    path: String,
+    path: Arc<str>,
 }
 
 impl Image {
@@ -698,11 +699,12 @@ impl Process {
         }
         let k = &self.kernel;
         let sys = &k.inner.sys;
+        let checksum = digest(&nt);
         let row = ImageRow {
             size,
-            checksum: digest(&nt),
-            time_date_stamp: digest(&nt).rotate_left(7) & 0x7FFF_FFFF,
-            path: nt.clone(),
+            checksum,
+            time_date_stamp: checksum.rotate_left(7) & 0x7FFF_FFFF,
+            path: nt.into(),
         };
         let base = {
             let mut os = sys.os.lock();
@@ -730,7 +732,7 @@ impl Process {
             process: self.clone(),
             base,
             size,
-            path: nt,
+            path: row.path,
         })
     }
 
@@ -1098,7 +1100,7 @@ impl FileHandle {
         } else {
             (HOOKS.read, "Read")
         };
-        let loggers = sys.loggers.current();
+        let loggers = sys.loggers.borrowed();
         let mut r = rw_record(hook, &o, offset, irp, self.object, self.key, len, io_flags);
         emit::classic_record(&loggers, flag::FILE_IO_INIT, &mut r, &o);
         if sys.loggers.wants(KERNEL_FILE) {
@@ -1369,7 +1371,7 @@ fn op_recorded(
     let o = k.origin_of(p.start_key, p.pid);
     let irp = sys.irps.next();
     k.write_file_events(&[FileEvent::new(name, values(irp, o.tid))], &o, false);
-    op_end(k, &sys.loggers.current(), irp, info, STATUS_SUCCESS, &o);
+    op_end(k, &sys.loggers.borrowed(), irp, info, STATUS_SUCCESS, &o);
 }
 
 /// FileIo OperationEnd (76) of IRP `irp`, built in place, to the system loggers taking
@@ -1541,7 +1543,7 @@ mod tests {
             ] {
                 let row = ImageRow {
                     size: 0x1_2000,
-                    path: path.to_string(),
+                    path: path.into(),
                     checksum: digest(path),
                     time_date_stamp: 0x7FFF_FFFF,
                 };
@@ -1567,7 +1569,7 @@ mod tests {
         let o = origins()[1];
         let row = |n: usize| ImageRow {
             size: 0x1000,
-            path: "x".repeat(n),
+            path: "x".repeat(n).into(),
             checksum: 1,
             time_date_stamp: 2,
         };
