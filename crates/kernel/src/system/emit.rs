@@ -356,6 +356,19 @@ impl<const N: usize> SysRecord<N> {
 
     /// Appends a `UTF-16z` string; false (and nothing appended) if it does not fit.
     pub(crate) fn utf16z(&mut self, s: &str) -> bool {
+        if s.is_ascii() {
+            // The bytes past the record are 0: an ASCII string's UTF-16 is its low bytes.
+            let end = self.len + 2 * s.len() + 2;
+            let Some(dst) = self.buf.get_mut(self.len..end) else {
+                return false;
+            };
+            for (d, c) in dst.chunks_exact_mut(2).zip(s.bytes()) {
+                d[0] = c;
+            }
+            self.len = end;
+            self.set_size();
+            return true;
+        }
         let mut at = self.len;
         for u in s.encode_utf16().chain([0]) {
             let Some(dst) = self.buf.get_mut(at..at + 2) else {
@@ -379,6 +392,12 @@ impl<const N: usize> SysRecord<N> {
     #[cfg(test)]
     pub(crate) fn record(&self) -> &[u8] {
         &self.buf[..self.len]
+    }
+
+    /// Whether every byte past the record is 0 (the padding a store writes).
+    #[cfg(test)]
+    pub(crate) fn buf_tail_is_zero(&self) -> bool {
+        self.buf[self.len..].iter().all(|b| *b == 0)
     }
 
     /// Stores the record in `ctx`'s buffer of CPU `o.cpu` as [`store`] does, stamped with

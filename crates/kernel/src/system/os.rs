@@ -302,16 +302,12 @@ fn op_end_record(o: &Origin, irp: u64, info: u64, status: u32) -> SysRecord<56> 
     r
 }
 
-/// Image Load or Unload (v3) — [`image_values`]'s bytes; `None` if the path does not fit
-/// the stack record (the caller then takes the generic encoder).
-fn image_record(
-    hook: Hook,
-    o: &Origin,
-    pid: u32,
-    base: u64,
-    i: &ImageRow,
-) -> Option<SysRecord<512>> {
-    let mut r = SysRecord::new(hook, o);
+/// The stack record of an Image event: paths up to 147 UTF-16 units.
+type ImageRecord = SysRecord<384>;
+
+/// Image Load or Unload (v3) into `r` (a header only) — [`image_values`]'s bytes; false if
+/// the path does not fit the stack record (the caller then takes the generic encoder).
+fn image_record(r: &mut ImageRecord, pid: u32, base: u64, i: &ImageRow) -> bool {
     r.u64(base)
         .u64(i.size)
         .u32(pid)
@@ -323,7 +319,7 @@ fn image_record(
         .u32(0)
         .u32(0)
         .u32(0);
-    r.utf16z(&i.path).then_some(r)
+    r.utf16z(&i.path)
 }
 
 /// Thread Start or End (v3, Thread_TypeGroup1) — [`thread_values`]'s bytes.
@@ -620,20 +616,18 @@ impl Kernel {
         } else {
             (HOOKS.image_unload, "Unload")
         };
-        match image_record(hook, o, pid, base, row) {
-            Some(mut r) => emit::classic_record(
-                &self.inner.sys.loggers.borrowed(),
-                flag::IMAGE_LOAD,
-                &mut r,
-                o,
-            ),
-            None => emit_classic(
+        let mut r = ImageRecord::new(hook, o);
+        if image_record(&mut r, pid, base, row) {
+            let loggers = self.inner.sys.loggers.borrowed();
+            emit::classic_record(&loggers, flag::IMAGE_LOAD, &mut r, o);
+        } else {
+            emit_classic(
                 self,
                 flag::IMAGE_LOAD,
                 &schema(&IMAGE, name, 3),
                 &image_values(pid, base, row),
                 o,
-            ),
+            );
         }
     }
 
@@ -1549,7 +1543,8 @@ mod tests {
                 };
                 for (hook, name) in [(HOOKS.image_load, "Load"), (HOOKS.image_unload, "Unload")] {
                     let base = 0x0000_7FF6_0100_0000;
-                    let r = image_record(hook, o, o.pid, base, &row).expect("fits");
+                    let mut r = ImageRecord::new(hook, o);
+                    assert!(image_record(&mut r, o.pid, base, &row));
                     let values = image_values(o.pid, base, &row);
                     assert_eq!(r.record(), generic(&IMAGE, name, 3, &values, o));
                 }
@@ -1567,17 +1562,32 @@ mod tests {
     #[test]
     fn an_image_path_too_long_for_the_stack_record_takes_the_generic_encoder() {
         let o = origins()[1];
-        let row = |n: usize| ImageRow {
+        let row = |path: String| ImageRow {
             size: 0x1000,
-            path: "x".repeat(n).into(),
+            path: path.into(),
             checksum: 1,
             time_date_stamp: 2,
         };
-        // 32 + 56 bytes before the name: 211 characters and the NUL fill 512 bytes.
-        assert!(image_record(HOOKS.image_load, &o, 1, 0x1000, &row(211)).is_some());
-        assert!(image_record(HOOKS.image_load, &o, 1, 0x1000, &row(212)).is_none());
-        let values = image_values(1, 0x1000, &row(211));
-        let r = image_record(HOOKS.image_load, &o, 1, 0x1000, &row(211)).expect("fits");
-        assert_eq!(r.record(), generic(&IMAGE, "Load", 3, &values, &o));
+        // 32 + 56 bytes before the name: 147 UTF-16 units and the NUL fill 384 bytes.
+        for (path, fits) in [
+            ("x".repeat(147), true),
+            ("x".repeat(148), false),
+            ("é".repeat(147), true),
+            ("é".repeat(148), false),
+            (format!("{}𝄞", "x".repeat(145)), true),
+            (format!("{}𝄞", "x".repeat(146)), false),
+        ] {
+            let row = row(path);
+            let mut r = ImageRecord::new(HOOKS.image_load, &o);
+            assert_eq!(image_record(&mut r, 1, 0x1000, &row), fits, "{}", row.path);
+            if fits {
+                let values = image_values(1, 0x1000, &row);
+                assert_eq!(r.record(), generic(&IMAGE, "Load", 3, &values, &o));
+            } else {
+                // Nothing of the name was kept: the fixed fields, padding 0.
+                assert_eq!(r.record().len(), 32 + 56);
+                assert!(r.buf_tail_is_zero());
+            }
+        }
     }
 }
