@@ -11,12 +11,17 @@
 //! a named event no session's EVENT_NAME filter-in list holds, as `benches/write_filtered.rs`
 //! writes it).
 //!
+//! `hp_p15_file_read_recorded` is P15's recorded file read: FileIo Read and OperationEnd
+//! into a system logger (FILE_IO | FILE_IO_INIT, a sink that discards) of the deterministic
+//! kernel, stepped every 64 reads, as `benches/system_ops.rs` records it.
+//!
 //! `cargo run --release --example hot_paths [N]` also works on its own (it only prints N).
 
+use etwsim::system::event_trace_flag as flag;
 use etwsim::win32::{EventDataDescriptor, Win32};
 use etwsim::{
-    BufferInfo, EnableParams, EventDescriptor, EventFilter, FileHandle, Guid, Kernel, Keyword,
-    Level, NameFilter, Provider, Sink, Token, WriteOptions,
+    BufferInfo, EnableParams, EventDescriptor, EventFilter, FileHandle, Guid, KERNEL_LOGGER_NAME,
+    Kernel, Keyword, Level, LogFileMode, NameFilter, Provider, Sink, Token, WriteOptions,
 };
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -280,6 +285,22 @@ fn hp_p15_file_write(n: u64, f: &FileHandle) -> u64 {
     0
 }
 
+/// P15: a file read recorded by a kernel session (FileIo Read + OperationEnd), the logger
+/// stepped every 64 reads.
+#[inline(never)]
+fn hp_p15_file_read_recorded(n: u64, k: &Kernel, f: &FileHandle) -> u64 {
+    let mut hits = 0;
+    for i in 0..n {
+        if black_box(f).read(black_box(512), black_box(512)) == 0 {
+            hits += 1;
+        }
+        if i % 64 == 63 {
+            k.run_pending();
+        }
+    }
+    hits
+}
+
 fn main() {
     let n: u64 = std::env::args()
         .nth(1)
@@ -405,6 +426,24 @@ fn main() {
     file.write(0, 4096);
     hits += hp_p15_file_read(n, &file);
     hits += hp_p15_file_write(n, &file);
+
+    // P15: the same read recorded by a kernel session.
+    let admin = kernel
+        .spawn("xperf.exe", Token::administrator("admin"))
+        .expect("a process");
+    let ks = kernel
+        .session(KERNEL_LOGGER_NAME)
+        .mode(LogFileMode::SYSTEM_LOGGER)
+        .enable_flags(flag::FILE_IO | flag::FILE_IO_INIT)
+        .log_file("p15.etl")
+        .sink(Discard)
+        .buffer_size_kb(64)
+        .maximum_buffers(256)
+        .caller(&admin)
+        .start()
+        .expect("the kernel session");
+    hits += hp_p15_file_read_recorded(n, &kernel, &file);
+    assert_eq!(ks.stop().expect("stop").events_lost, 0);
     assert_eq!(hits, 0);
     println!("hot_paths: {n} calls per path");
 }
