@@ -29,6 +29,12 @@
 //! file table of an open, a close, a rename or a directory listing, a process's or thread's
 //! row — is done either way, as Windows does it either way.
 //!
+//! Recorded, the frequent events — FileIo Read, Write and OperationEnd, Image Load and
+//! Unload, Thread Start and End — are built in place: a stack record with the
+//! `SYSTEM_TRACE_HEADER` and the payload's fields, hooks resolved once, stored word by word
+//! into each session that wants them, no lock (the IRP counter is an atomic). The others go
+//! through `Schema::encode`, the reference the in-place records are tested against.
+//!
 //! Versions written: Process 4, Thread 3, Image 3, FileIo 3 for the operations (64–77) and 2
 //! for the name events (0, 32, 35, 36: the same layout, KRN-17), DiskIo 3.
 
