@@ -413,8 +413,8 @@ fn main() {
         .sink(Discard)
         .buffer_size_kb(64)
         // Room for every event even if the logger thread never ran (valgrind runs one thread
-        // at a time): every write counted is a stored one.
-        .maximum_buffers(1024)
+        // at a time): every write counted is a stored one. A 16-byte event takes 96 bytes.
+        .maximum_buffers(u32::try_from(n * 96 / 65_000 + 16).unwrap_or(u32::MAX))
         .start()
         .expect("a session");
     ts.enable(P_WRITE, &EnableParams::new()).expect("enable");
