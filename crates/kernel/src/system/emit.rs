@@ -246,7 +246,7 @@ fn put(
     size: usize,
     o: &Origin,
     at_stop: bool,
-    fill: impl FnOnce(&[AtomicU64]),
+    fill: impl FnOnce(&[crate::sync::AtomicU64]),
 ) {
     let len = align8(size);
     let lost = || {
