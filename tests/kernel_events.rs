@@ -10,7 +10,7 @@ use etwsim::system::{GroupMask, SystemProvider, event_trace_flag as flag, perf_g
 use etwsim::{
     CreateFile, Disposition, EnableParams, EventFilter, KERNEL_FILE_PROVIDER, KERNEL_LOGGER_NAME,
     KERNEL_PROCESS_PROVIDER, KERNEL_RUNDOWN_PROVIDER, Kernel, Keyword, Level, LogFileMode,
-    MemorySink, ProcessSpec, Session, Target, Token, Win32Error,
+    MemorySink, Process, ProcessSpec, Session, Target, Thread, Token, Win32Error,
 };
 use etwsim_decode::fields::Value;
 use etwsim_decode::mof::{self, MofEvent};
@@ -95,6 +95,20 @@ const ALL: u32 = flag::PROCESS
     | flag::DISK_IO_INIT
     | FILE_FLAGS;
 
+/// `cmd.exe` (an administrator) starts `C:\tools\app.exe --go`, which gets a thread on CPU 1.
+fn app_of_cmd(k: &Kernel) -> (Process, Process, Thread) {
+    let shell = admin_process(k, "cmd.exe");
+    let app = k
+        .spawn_process(
+            ProcessSpec::new(r"C:\tools\app.exe", Token::user("alice"))
+                .command_line(r#""C:\tools\app.exe" --go"#)
+                .parent(&shell),
+        )
+        .unwrap();
+    let t = app.spawn_thread(1).unwrap();
+    (shell, app, t)
+}
+
 #[test]
 fn the_kernel_logger_records_each_operation_with_its_class_type_version_and_layout() {
     // rule: KRN-09
@@ -114,15 +128,7 @@ fn the_kernel_logger_records_each_operation_with_its_class_type_version_and_layo
     // rule: KRN-30
     let k = kernel();
     let (s, sink) = kernel_session(&k, KERNEL_LOGGER_NAME, ALL);
-    let shell = admin_process(&k, "cmd.exe");
-    let app = k
-        .spawn_process(
-            ProcessSpec::new(r"C:\tools\app.exe", Token::user("alice"))
-                .command_line(r#""C:\tools\app.exe" --go"#)
-                .parent(&shell),
-        )
-        .unwrap();
-    let t = app.spawn_thread(1).unwrap();
+    let (shell, app, t) = app_of_cmd(&k);
     let _g = t.enter();
     let dll = app
         .load_image(r"C:\Windows\System32\kernel32.dll", 0xA_0000)
@@ -1088,15 +1094,7 @@ fn golden_kernel_workload() -> Vec<Vec<u8>> {
         .unwrap();
     m.enable(KERNEL_PROCESS_PROVIDER, &EnableParams::new().any(u64::MAX))
         .unwrap();
-    let shell = admin_process(&k, "cmd.exe");
-    let app = k
-        .spawn_process(
-            ProcessSpec::new(r"C:\tools\app.exe", Token::user("alice"))
-                .command_line(r#""C:\tools\app.exe" --go"#)
-                .parent(&shell),
-        )
-        .unwrap();
-    let t = app.spawn_thread(1).unwrap();
+    let (shell, app, t) = app_of_cmd(&k);
     let g = t.enter();
     let dll = app
         .load_image(r"C:\Windows\System32\kernel32.dll", 0xA_0000)
