@@ -29,7 +29,9 @@
 //! waiting for a CPU while the writer ran (per scheduling of the thread, and the worst run's
 //! mean), against how long the session's MaximumBuffers last at the writer's measured rate —
 //! if the logger waits for a CPU longer than the buffers last, a flat-out writer loses events
-//! whatever the logger does once it runs. Commands and results: docs/PERFORMANCE.md.
+//! whatever the logger does once it runs. It also splits that wait between the runs that lost
+//! events and those that did not, and gives the longest of any one run.
+//! Commands and results: docs/PERFORMANCE.md.
 
 use criterion::{Criterion, Throughput};
 use etwsim::etl::{LogFile, Record};
@@ -73,6 +75,11 @@ struct Tally {
     logger: Sched,
     /// The worst run's mean wait per scheduling of the logger, in ns.
     worst_wait_ns: u64,
+    /// The logger's time waiting for a CPU, summed over the runs that lost events and over
+    /// those that did not; and the longest of any one run (ns).
+    wait_lossy_ns: u64,
+    wait_clean_ns: u64,
+    longest_wait_ns: u64,
     /// Time in the write loop, and MaximumBuffers × buffer size of the session.
     write_time: Duration,
     max_bytes: u64,
@@ -140,6 +147,9 @@ impl Tally {
         self.file_bytes += other.file_bytes;
         self.logger.add(other.logger);
         self.worst_wait_ns = self.worst_wait_ns.max(other.worst_wait_ns);
+        self.wait_lossy_ns += other.wait_lossy_ns;
+        self.wait_clean_ns += other.wait_clean_ns;
+        self.longest_wait_ns = self.longest_wait_ns.max(other.longest_wait_ns);
         self.write_time += other.write_time;
         self.max_bytes = self.max_bytes.max(other.max_bytes);
     }
@@ -150,18 +160,26 @@ impl Tally {
             return None;
         }
         let rate = (self.written * RECORD as u64) as f64 / self.write_time.as_secs_f64().max(1e-12);
-        Some(format!(
-            "{:<18} logger while the writer ran: on a CPU {:.1} ms, waiting for one {:.1} ms over {} schedulings (mean {:.0} µs, worst run's mean {:.0} µs); MaximumBuffers ({:.2} MB) last {:.0} µs at the writer's {:.0} MB/s",
-            "",
-            self.logger.run_ns as f64 / 1e6,
-            self.logger.wait_ns as f64 / 1e6,
-            self.logger.slices,
-            self.logger.wait_ns as f64 / self.logger.slices as f64 / 1e3,
-            self.worst_wait_ns as f64 / 1e3,
-            self.max_bytes as f64 / 1e6,
-            self.max_bytes as f64 / rate * 1e6,
-            rate / 1e6,
-        ))
+        Some(
+            format!(
+                "{:<18} logger while the writer ran: on a CPU {:.1} ms, waiting for one {:.1} ms over {} schedulings (mean {:.0} µs, worst run's mean {:.0} µs); MaximumBuffers ({:.2} MB) last {:.0} µs at the writer's {:.0} MB/s",
+                "",
+                self.logger.run_ns as f64 / 1e6,
+                self.logger.wait_ns as f64 / 1e6,
+                self.logger.slices,
+                self.logger.wait_ns as f64 / self.logger.slices as f64 / 1e3,
+                self.worst_wait_ns as f64 / 1e3,
+                self.max_bytes as f64 / 1e6,
+                self.max_bytes as f64 / rate * 1e6,
+                rate / 1e6,
+            ) + &format!(
+                "\n{:<20} waiting for a CPU per run: {:.0} µs in runs with loss, {:.0} µs in runs without, longest run {:.0} µs",
+                "",
+                self.wait_lossy_ns as f64 / self.lossy_runs.max(1) as f64 / 1e3,
+                self.wait_clean_ns as f64 / (self.runs - self.lossy_runs).max(1) as f64 / 1e3,
+                self.longest_wait_ns as f64 / 1e3,
+            ),
+        )
     }
 
     fn line(&self, name: &str) -> String {
@@ -276,6 +294,9 @@ impl Machine {
             file_bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
             logger,
             worst_wait_ns: logger.wait_ns / logger.slices.max(1),
+            wait_lossy_ns: if lost > 0 { logger.wait_ns } else { 0 },
+            wait_clean_ns: if lost > 0 { 0 } else { logger.wait_ns },
+            longest_wait_ns: logger.wait_ns,
             write_time,
             max_bytes: u64::from(stats.maximum_buffers) * u64::from(stats.buffer_size_kb) * 1024,
         }
