@@ -621,7 +621,16 @@ impl Kernel {
     }
 
     fn running_sessions(&self) -> Vec<Arc<LoggerContext>> {
-        self.with_state(|s| s.running_loggers().cloned().collect())
+        self.running_sessions_where(|_| true)
+    }
+
+    /// The running sessions `wanted` picks. Picking none — a step with nothing to do, the
+    /// common case — allocates nothing and touches no reference count.
+    fn running_sessions_where(
+        &self,
+        wanted: impl Fn(&LoggerContext) -> bool,
+    ) -> Vec<Arc<LoggerContext>> {
+        self.with_state(|s| s.running_loggers().filter(|c| wanted(c)).cloned().collect())
     }
 
     /// Stops a session whose log file is full (SES-62), as the System process: providers are
@@ -638,15 +647,13 @@ impl Kernel {
 
     /// Stops every session whose log file filled up during logger work.
     pub(crate) fn reap_full_sessions(&self) {
-        for ctx in self.running_sessions() {
-            if ctx.stop_requested.load(Ordering::Acquire) {
-                self.notify_session(
-                    crate::control::notify::SessionNotification::LogfileError,
-                    &ctx.properties(),
-                    etwsim_types::Win32Error::ERROR_LOG_FILE_FULL.code(),
-                );
-                self.stop_full_session(&ctx);
-            }
+        for ctx in self.running_sessions_where(|c| c.stop_requested.load(Ordering::Acquire)) {
+            self.notify_session(
+                crate::control::notify::SessionNotification::LogfileError,
+                &ctx.properties(),
+                etwsim_types::Win32Error::ERROR_LOG_FILE_FULL.code(),
+            );
+            self.stop_full_session(&ctx);
         }
     }
 
@@ -654,10 +661,12 @@ impl Kernel {
     /// (deterministic mode's step; in threaded mode the logger threads do this on their own,
     /// and calling it just helps them). BUFFERING sessions keep their ring (SES-41).
     pub fn run_pending(&self) {
-        for ctx in self.running_sessions() {
-            if !ctx.cfg.mode.contains(LogFileMode::BUFFERING) {
-                ctx.drain(None);
-            }
+        // Only sessions with a ready buffer have logger work: a drain of none writes nothing.
+        let busy = |c: &LoggerContext| {
+            !c.cfg.mode.contains(LogFileMode::BUFFERING) && c.pool.ready_count() > 0
+        };
+        for ctx in self.running_sessions_where(busy) {
+            ctx.drain(None);
         }
         self.reap_full_sessions();
     }

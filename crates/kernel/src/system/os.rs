@@ -218,25 +218,42 @@ fn digest(s: &str) -> u32 {
 /// # Errors
 /// `ERROR_INVALID_PARAMETER` for an empty path, a NUL, or more than 32,767 characters.
 pub fn nt_path(path: &str) -> Result<String> {
-    if path.is_empty() || path.contains('\0') || path.encode_utf16().count() > 32_767 {
+    // UTF-8 never takes fewer bytes than UTF-16 takes units, so only a long path is counted.
+    if path.is_empty()
+        || path.contains('\0')
+        || (path.len() > 32_767 && path.encode_utf16().count() > 32_767)
+    {
         return Err(Error::invalid(format!("{path:?} is not a usable path")));
     }
     let b = path.as_bytes();
-    if b.len() >= 2 && b[1] == b':' && b[0].is_ascii_alphabetic() {
+    let (volume, rest) = if b.len() >= 2 && b[1] == b':' && b[0].is_ascii_alphabetic() {
         let volume = u32::from(b[0].to_ascii_uppercase() - b'A') + 1;
-        let rest = path[2..].trim_start_matches(['\\', '/']);
-        return Ok(format!(
-            "\\Device\\HarddiskVolume{volume}\\{}",
-            rest.replace('/', "\\")
-        ));
-    }
-    if path.starts_with('\\') {
+        (volume, path[2..].trim_start_matches(['\\', '/']))
+    } else if path.starts_with('\\') {
         return Ok(path.to_string());
+    } else {
+        (3, path)
+    };
+    // One allocation: the prefix, then the rest with `/` turned into `\`.
+    let mut nt = String::with_capacity(27 + rest.len());
+    nt.push_str("\\Device\\HarddiskVolume");
+    push_decimal(&mut nt, volume);
+    nt.push('\\');
+    for (i, part) in rest.split('/').enumerate() {
+        if i > 0 {
+            nt.push('\\');
+        }
+        nt.push_str(part);
     }
-    Ok(format!(
-        "\\Device\\HarddiskVolume3\\{}",
-        path.replace('/', "\\")
-    ))
+    Ok(nt)
+}
+
+/// Appends `n` in decimal, without `fmt`.
+fn push_decimal(s: &mut String, n: u32) {
+    if n >= 10 {
+        push_decimal(s, n / 10);
+    }
+    s.push(char::from(b'0' + (n % 10) as u8));
 }
 
 fn table_key(nt: &str) -> String {
@@ -1450,6 +1467,52 @@ fn wildcard(pattern: &str, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The conversion every path-taking OS call makes, against the plain `format!` it
+    /// replaced: C: is volume 3, letters map in order, `/` becomes `\`, a leading separator
+    /// after the drive is dropped, an NT path is kept, anything else is relative to C:.
+    #[test]
+    fn nt_path_builds_the_device_path() {
+        fn reference(path: &str) -> String {
+            let b = path.as_bytes();
+            if b.len() >= 2 && b[1] == b':' && b[0].is_ascii_alphabetic() {
+                let volume = u32::from(b[0].to_ascii_uppercase() - b'A') + 1;
+                let rest = path[2..].trim_start_matches(['\\', '/']);
+                return format!(
+                    "\\Device\\HarddiskVolume{volume}\\{}",
+                    rest.replace('/', "\\")
+                );
+            }
+            if path.starts_with('\\') {
+                return path.to_string();
+            }
+            format!("\\Device\\HarddiskVolume3\\{}", path.replace('/', "\\"))
+        }
+        for p in [
+            "C:\\Windows\\System32\\ntdll.dll",
+            "c:/a/b//c.txt",
+            "D:x",
+            "z:\\\\deep\\",
+            "J:\\",
+            "\\Device\\HarddiskVolume9\\x",
+            "\\??\\C:\\y",
+            "relative/dir\\f.log",
+            "1:\\not-a-drive",
+            "é/ü.txt",
+        ] {
+            assert_eq!(nt_path(p).expect("a usable path"), reference(p), "{p}");
+        }
+        assert_eq!(
+            nt_path("Z:\\a").expect("Z:"),
+            "\\Device\\HarddiskVolume26\\a"
+        );
+        assert!(nt_path("").is_err());
+        assert!(nt_path("C:\\a\0b").is_err());
+        assert!(nt_path(&"x".repeat(32_768)).is_err());
+        assert!(nt_path(&"x".repeat(32_767)).is_ok());
+        // 16,384 two-byte characters: 32,768 bytes but 16,384 UTF-16 units.
+        assert!(nt_path(&"é".repeat(16_384)).is_ok());
+    }
 
     /// The generic encoder's record of `class`/`name` v`version` with `values`: the reference
     /// the records built in place must equal byte for byte (P15).
