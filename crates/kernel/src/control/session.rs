@@ -912,10 +912,26 @@ impl std::fmt::Display for Target<'_> {
 
 impl State {
     pub(crate) fn running_loggers(&self) -> impl Iterator<Item = &Arc<LoggerContext>> {
-        self.loggers
+        self.live
             .iter()
-            .flatten()
+            .filter_map(|&id| self.loggers[usize::from(id)].as_ref())
             .chain(self.private_loggers.values())
+    }
+
+    /// Puts `ctx` in its logger slot `id` (kept in `live`, ascending).
+    fn occupy(&mut self, id: u16, ctx: Arc<LoggerContext>) {
+        self.loggers[usize::from(id)] = Some(ctx);
+        if let Err(at) = self.live.binary_search(&id) {
+            self.live.insert(at, id);
+        }
+    }
+
+    /// Empties logger slot `id`.
+    fn vacate(&mut self, id: u16) {
+        self.loggers[usize::from(id)] = None;
+        if let Ok(at) = self.live.binary_search(&id) {
+            self.live.remove(at);
+        }
     }
 
     fn find_by_name(&self, caller: u64, name: &str) -> Option<Arc<LoggerContext>> {
@@ -1365,7 +1381,7 @@ impl State {
                     limit,
                 });
             }
-        } else if self.loggers.iter().flatten().count() >= self.max_loggers as usize {
+        } else if self.live.len() >= self.max_loggers as usize {
             return Err(Error::LimitReached {
                 what: "running sessions (EtwMaxLoggers)",
                 limit: self.max_loggers,
@@ -1551,7 +1567,7 @@ impl State {
                 p.private_sessions += 1;
             }
         } else {
-            self.loggers[usize::from(id)] = Some(ctx.clone());
+            self.occupy(id, ctx.clone());
         }
         Ok(ctx)
     }
@@ -1704,7 +1720,7 @@ impl State {
                 }
             }
         } else {
-            self.loggers[usize::from(id)] = None;
+            self.vacate(id);
         }
         if let Some(i) = ctx.system_slot {
             self.system_loggers[i] = None;

@@ -224,6 +224,7 @@ impl KernelBuilder {
         };
         let mut state = State {
             loggers: vec![None; c.max_loggers as usize + 2],
+            live: Vec::new(),
             private_loggers: BTreeMap::new(),
             system_loggers: [None; crate::control::session::MAX_SYSTEM_LOGGERS],
             generation: 0,
@@ -344,6 +345,9 @@ impl SplitMix64 {
 pub(crate) struct State {
     /// Non-private sessions by logger id; index 0 unused, 1 is the Global Logger's.
     pub(crate) loggers: Vec<Option<Arc<LoggerContext>>>,
+    /// The ids of the occupied `loggers` slots, ascending: walking the running sessions (every
+    /// logger step does) visits those, not every slot.
+    pub(crate) live: Vec<u16>,
     /// Private sessions by logger id.
     pub(crate) private_loggers: BTreeMap<u16, Arc<LoggerContext>>,
     /// `EtwpSystemLogger[8]`: logger ids of the system loggers (SES-06, SES-07).
