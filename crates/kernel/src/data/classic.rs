@@ -165,12 +165,8 @@ fn store(
     let pool = &ctx.pool;
     pool.enter(cpu);
     let result = if ctx.accepts_writes() {
-        match pool.reserve(cpu, len) {
-            Ok(res) => {
-                store_bytes(pool.reserved(&res, len), &bytes);
-                pool.commit(res);
-                Ok(())
-            }
+        match pool.write(cpu, len, |rec| store_bytes(rec, &bytes)) {
+            Ok(_) => Ok(()),
             Err(ReserveError::TooBig) => Err(Refusal::larger_than_buffer(
                 bytes.len(),
                 pool.capacity() as usize,
