@@ -43,7 +43,7 @@
 //!
 //! Who writes what: `state` — writers (reserve, commit), sealers, the logger (recycle);
 //! slots — writers (install, detach) and flushers (detach); `bytes` — the owner of a
-//! reservation (its range only, through [`BufferPool::write`]'s [`Record`]), the installer
+//! reservation (its range only, through [`BufferPool::record`]'s [`Reserved`]), the installer
 //! (before the slot is set, `own_lines`) and the logger (reads, after the buffer is ready,
 //! through a [`Ready`]).
 
@@ -177,6 +177,40 @@ struct Reservation {
     offset: u32,
     /// The reserved length in bytes.
     len: u32,
+}
+
+/// A record being written: its reservation (the proof that the range is the holder's alone)
+/// and the [`Record`] writing it. Dropping it zero-fills the rest of the range and commits.
+pub(crate) struct Reserved<'a> {
+    pool: &'a BufferPool,
+    /// Taken by the commit (in `drop`).
+    reservation: Option<Reservation>,
+    record: Record<'a>,
+}
+
+impl<'a> std::ops::Deref for Reserved<'a> {
+    type Target = Record<'a>;
+    #[inline(always)]
+    fn deref(&self) -> &Record<'a> {
+        &self.record
+    }
+}
+
+impl<'a> std::ops::DerefMut for Reserved<'a> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Record<'a> {
+        &mut self.record
+    }
+}
+
+impl Drop for Reserved<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.record.pad_to_end();
+        if let Some(r) = self.reservation.take() {
+            self.pool.commit(r);
+        }
+    }
 }
 
 /// A buffer the logger popped from the ready queue: sealed, every writer committed. Read it
@@ -469,43 +503,30 @@ impl BufferPool {
             || (self.ring && !self.ready.is_empty())
     }
 
-    /// Writes one record of `len` bytes (a multiple of 8) in `cpu`'s in-use buffer: reserves
-    /// its range, has `fill` write it front to back through a [`Record`] (the part `fill`
-    /// leaves is zeroed), and commits. Returns what `fill` returned and whether the commit
-    /// made a sealed buffer ready.
+    /// Reserves a record of `len` bytes (a multiple of 8) in `cpu`'s in-use buffer, to be
+    /// written front to back through the returned [`Reserved`] (a [`Record`]); dropping it
+    /// zero-fills what was not written and commits.
     #[inline(always)]
-    pub(crate) fn write<R>(
-        &self,
-        cpu: usize,
-        len: u64,
-        fill: impl FnOnce(&mut Record<'_>) -> R,
-    ) -> Result<(R, Committed), ReserveError> {
+    pub(crate) fn record(&self, cpu: usize, len: u64) -> Result<Reserved<'_>, ReserveError> {
         let r = self.reserve(cpu, len)?;
-        let out = {
-            let mut rec = self.record(&r);
-            let out = fill(&mut rec);
-            rec.pad_to_end();
-            out
-        };
-        Ok((out, self.commit(r)))
-    }
-
-    /// The writer of reservation `r`'s range (only [`BufferPool::write`] makes one, between
-    /// the reservation and its commit).
-    #[inline(always)]
-    fn record(&self, r: &Reservation) -> Record<'_> {
         let len = if injected!(self, RecordOverrun) {
             // Into the next record, never past the buffer (that the bounds check would refuse).
             (u64::from(r.len) + 8).min(self.size - u64::from(r.offset)) as u32
         } else {
             r.len
         };
-        self.buffers[r.index as usize]
+        let record = self.buffers[r.index as usize]
             .bytes()
-            .record(r.offset as usize, len as usize)
+            .record(r.offset as usize, len as usize);
+        Ok(Reserved {
+            pool: self,
+            reservation: Some(r),
+            record,
+        })
     }
 
     /// Commits a reservation. Returns `true` when this made a sealed buffer ready.
+    #[inline(always)]
     fn commit(&self, r: Reservation) -> Committed {
         let b = &self.buffers[r.index as usize];
         let order = if injected!(self, RelaxedCommit) {
@@ -662,13 +683,12 @@ impl BufferPool {
 mod tests {
     use super::*;
 
-    fn fill(pool: &BufferPool, cpu: usize, len: u64, tag: u64) -> Result<bool, ReserveError> {
-        let ((), committed) = pool.write(cpu, len, |rec| {
-            for _ in 0..len / 8 {
-                rec.put(&tag.to_le_bytes());
-            }
-        })?;
-        Ok(committed)
+    fn fill(pool: &BufferPool, cpu: usize, len: u64, tag: u64) -> Result<(), ReserveError> {
+        let mut rec = pool.record(cpu, len)?;
+        for _ in 0..len / 8 {
+            rec.put(&tag.to_le_bytes());
+        }
+        Ok(())
     }
 
     #[test]
@@ -780,13 +800,14 @@ mod loom_tests {
         let mut committed = Vec::new();
         for (seq, &n) in lens.iter().enumerate() {
             let t = tag(id, seq as u64, n);
-            let written = pool.write(cpu, n * 8, |rec| {
-                for _ in 0..n {
-                    rec.put(&t.to_le_bytes());
+            match pool.record(cpu, n * 8) {
+                Ok(mut rec) => {
+                    for _ in 0..n {
+                        rec.put(&t.to_le_bytes());
+                    }
+                    drop(rec);
+                    committed.push(t);
                 }
-            });
-            match written {
-                Ok(_) => committed.push(t),
                 Err(ReserveError::NoBuffer) => {}
                 Err(e) => panic!("a {n}-word record was refused: {e:?}"),
             }

@@ -165,8 +165,11 @@ fn store(
     let pool = &ctx.pool;
     pool.enter(cpu);
     let result = if ctx.accepts_writes() {
-        match pool.write(cpu, len, |rec| store_bytes(rec, &bytes)) {
-            Ok(_) => Ok(()),
+        match pool.record(cpu, len) {
+            Ok(mut rec) => {
+                store_bytes(&mut rec, &bytes);
+                Ok(())
+            }
             Err(ReserveError::TooBig) => Err(Refusal::larger_than_buffer(
                 bytes.len(),
                 pool.capacity() as usize,

@@ -1016,66 +1016,67 @@ impl Provider {
         stamp: Stamp,
     ) -> std::result::Result<(), Refusal> {
         let ctx = &route.logger;
-        ctx.pool
-            .write(stamp.cpu, align8(size) as u64, |rec| {
-                if rec.offset() == crate::data::buffer::HEADER && ctx.journal.is_some() {
-                    // The first record of a buffer: this CPU just switched to it (BUF-02,
-                    // BUF-03).
-                    ctx.note(|| JournalEvent::BufferSwitch {
-                        session: ctx.cfg.name.clone(),
-                        handle: ctx.handle,
-                        cpu: stamp.cpu as u16,
-                        buffers: ctx.pool.allocated(),
-                    });
-                }
-                let mut flags = 0;
-                if !items.is_empty() {
-                    flags |= header_flags::EXTENDED_INFO;
-                }
-                if ctx.private_owner.is_some() {
-                    flags |= header_flags::PRIVATE_SESSION;
-                }
-                if stamp.string_only {
-                    flags |= header_flags::STRING_ONLY;
-                }
-                let head = header_words(
-                    size as u16,
-                    flags,
-                    stamp.tid,
-                    self.reg.pid,
-                    stamp
-                        .timestamp
-                        .unwrap_or_else(|| ctx.clock.raw(stamp.ticks, ctx.cfg.clock)),
-                    self.reg.guid_words,
-                    desc,
-                    &stamp.activity,
-                );
-                rec.put_words(&head);
-                if let ([], [payload]) = (items, data) {
-                    // The common record: header + one data block, no extended item.
-                    store_bytes(rec, payload);
-                } else {
-                    for (k, item) in items.iter().enumerate() {
-                        let linkage: u16 = u16::from(k + 1 < items.len());
-                        rec.put(&(item.encoded_len() as u16).to_le_bytes());
-                        rec.put(&item.ext().to_le_bytes());
-                        rec.put(&linkage.to_le_bytes());
-                        rec.put(&(item.data_len() as u16).to_le_bytes());
-                        item.write(rec);
-                        rec.pad8();
-                    }
-                    for d in data {
-                        rec.put(d);
-                    }
-                    rec.pad8();
-                }
-            })
+        let mut rec = ctx
+            .pool
+            .record(stamp.cpu, align8(size) as u64)
             .map_err(|e| match e {
                 ReserveError::TooBig => {
                     Refusal::larger_than_buffer(size, ctx.pool.capacity() as usize)
                 }
                 ReserveError::NoBuffer => Refusal::NO_BUFFER,
             })?;
+        if rec.offset() == crate::data::buffer::HEADER && ctx.journal.is_some() {
+            // The first record of a buffer: this CPU just switched to it (BUF-02, BUF-03).
+            ctx.note(|| JournalEvent::BufferSwitch {
+                session: ctx.cfg.name.clone(),
+                handle: ctx.handle,
+                cpu: stamp.cpu as u16,
+                buffers: ctx.pool.allocated(),
+            });
+        }
+        let mut flags = 0;
+        if !items.is_empty() {
+            flags |= header_flags::EXTENDED_INFO;
+        }
+        if ctx.private_owner.is_some() {
+            flags |= header_flags::PRIVATE_SESSION;
+        }
+        if stamp.string_only {
+            flags |= header_flags::STRING_ONLY;
+        }
+        let head = header_words(
+            size as u16,
+            flags,
+            stamp.tid,
+            self.reg.pid,
+            stamp
+                .timestamp
+                .unwrap_or_else(|| ctx.clock.raw(stamp.ticks, ctx.cfg.clock)),
+            self.reg.guid_words,
+            desc,
+            &stamp.activity,
+        );
+        rec.put_words(&head);
+        if let ([], [payload]) = (items, data) {
+            // The common record: header + one data block, no extended item.
+            store_bytes(&mut rec, payload);
+        } else {
+            for (k, item) in items.iter().enumerate() {
+                let linkage: u16 = u16::from(k + 1 < items.len());
+                rec.put(&(item.encoded_len() as u16).to_le_bytes());
+                rec.put(&item.ext().to_le_bytes());
+                rec.put(&linkage.to_le_bytes());
+                rec.put(&(item.data_len() as u16).to_le_bytes());
+                item.write(&mut rec);
+                rec.pad8();
+            }
+            for d in data {
+                rec.put(d);
+            }
+            rec.pad8();
+        }
+        // Dropping the record commits it.
+        drop(rec);
         Ok(())
     }
 }
@@ -1143,15 +1144,14 @@ mod tests {
             out
         };
         for len in 0..80 {
-            pool.write(0, 80, |rec| rec.put(&[0xFF; 80])).unwrap();
+            pool.record(0, 80).unwrap().put(&[0xFF; 80]);
             assert!(flushed(&pool)[HEADER as usize..].iter().all(|&b| b == 0xFF));
             let bytes: Vec<u8> = (0..len).map(|i| i as u8 + 1).collect();
-            let (room, _) = pool
-                .write(0, 80, |rec| {
-                    store_bytes(rec, &bytes);
-                    rec.room()
-                })
-                .unwrap();
+            let room = {
+                let mut rec = pool.record(0, 80).unwrap();
+                store_bytes(&mut rec, &bytes);
+                rec.room()
+            };
             let mut want = bytes.clone();
             want.resize(align8(len), 0);
             assert_eq!(

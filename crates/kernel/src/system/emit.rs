@@ -255,8 +255,11 @@ fn put(
         return lost();
     }
     ctx.pool.enter(o.cpu);
-    if (at_stop || ctx.accepts_writes()) && ctx.pool.write(o.cpu, len as u64, fill).is_err() {
-        lost();
+    if at_stop || ctx.accepts_writes() {
+        match ctx.pool.record(o.cpu, len as u64) {
+            Ok(mut rec) => fill(&mut rec),
+            Err(_) => lost(),
+        }
     }
     ctx.pool.exit(o.cpu);
 }
