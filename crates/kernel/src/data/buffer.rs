@@ -183,8 +183,8 @@ struct Reservation {
 /// and the [`Record`] writing it. Dropping it zero-fills the rest of the range and commits.
 pub(crate) struct Reserved<'a> {
     pool: &'a BufferPool,
-    /// Taken by the commit (in `drop`).
-    reservation: Option<Reservation>,
+    /// Committed by `drop`, once.
+    reservation: Reservation,
     record: Record<'a>,
 }
 
@@ -207,9 +207,7 @@ impl Drop for Reserved<'_> {
     #[inline(always)]
     fn drop(&mut self) {
         self.record.pad_to_end();
-        if let Some(r) = self.reservation.take() {
-            self.pool.commit(r);
-        }
+        self.pool.commit(&self.reservation);
     }
 }
 
@@ -520,14 +518,15 @@ impl BufferPool {
             .record(r.offset as usize, len as usize);
         Ok(Reserved {
             pool: self,
-            reservation: Some(r),
+            reservation: r,
             record,
         })
     }
 
-    /// Commits a reservation. Returns `true` when this made a sealed buffer ready.
+    /// Commits a reservation (once: [`Reserved`]'s `drop` is the only caller). Returns `true`
+    /// when this made a sealed buffer ready.
     #[inline(always)]
-    fn commit(&self, r: Reservation) -> Committed {
+    fn commit(&self, r: &Reservation) -> Committed {
         let b = &self.buffers[r.index as usize];
         let order = if injected!(self, RelaxedCommit) {
             Ordering::Relaxed

@@ -161,8 +161,8 @@ impl RawBuffer {
         // pointers), so the ranges do not overlap. Every access below stays inside both.
         unsafe {
             let (s, d, n) = (src.as_ptr(), self.base().add(at), src.len());
-            // Up to 32 bytes inline (two overlapping moves: the head and the tail), longer
-            // blocks through `memcpy`: a call costs more than a short record's payload.
+            // Up to 64 bytes inline (overlapping moves of the head and the tail), longer
+            // blocks through `memcpy`: a call costs more than a short record or payload.
             if (8..=16).contains(&n) {
                 d.cast::<u64>().write_unaligned(s.cast::<u64>().read_unaligned());
                 d.add(n - 8)
@@ -173,6 +173,12 @@ impl RawBuffer {
                 d.add(n - 16)
                     .cast::<u128>()
                     .write_unaligned(s.add(n - 16).cast::<u128>().read_unaligned());
+            } else if (33..=64).contains(&n) {
+                for k in [0, 16, n - 32, n - 16] {
+                    d.add(k)
+                        .cast::<u128>()
+                        .write_unaligned(s.add(k).cast::<u128>().read_unaligned());
+                }
             } else if n < 8 {
                 for k in 0..n {
                     d.add(k).write(s.add(k).read());
