@@ -206,6 +206,12 @@ impl<'a> std::ops::DerefMut for Reserved<'a> {
 impl Drop for Reserved<'_> {
     #[inline(always)]
     fn drop(&mut self) {
+        // Under loom a panic here is a failed model (e.g. a data race caught at a write):
+        // touching loom's cells or atomics while unwinding would panic again and abort.
+        #[cfg(etwsim_loom)]
+        if std::thread::panicking() {
+            return;
+        }
         self.record.pad_to_end();
         self.pool.commit(&self.reservation);
     }
