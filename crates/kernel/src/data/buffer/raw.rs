@@ -164,12 +164,14 @@ impl RawBuffer {
             // Up to 64 bytes inline (overlapping moves of the head and the tail), longer
             // blocks through `memcpy`: a call costs more than a short record or payload.
             if (8..=16).contains(&n) {
-                d.cast::<u64>().write_unaligned(s.cast::<u64>().read_unaligned());
+                d.cast::<u64>()
+                    .write_unaligned(s.cast::<u64>().read_unaligned());
                 d.add(n - 8)
                     .cast::<u64>()
                     .write_unaligned(s.add(n - 8).cast::<u64>().read_unaligned());
             } else if (17..=32).contains(&n) {
-                d.cast::<u128>().write_unaligned(s.cast::<u128>().read_unaligned());
+                d.cast::<u128>()
+                    .write_unaligned(s.cast::<u128>().read_unaligned());
                 d.add(n - 16)
                     .cast::<u128>()
                     .write_unaligned(s.add(n - 16).cast::<u128>().read_unaligned());
