@@ -164,23 +164,11 @@ impl RawBuffer {
             // Up to 64 bytes inline (overlapping moves of the head and the tail), longer
             // blocks through `memcpy`: a call costs more than a short record or payload.
             if (8..=16).contains(&n) {
-                d.cast::<u64>()
-                    .write_unaligned(s.cast::<u64>().read_unaligned());
-                d.add(n - 8)
-                    .cast::<u64>()
-                    .write_unaligned(s.add(n - 8).cast::<u64>().read_unaligned());
+                head_and_tail::<8>(s, d, n);
             } else if (17..=32).contains(&n) {
-                d.cast::<u128>()
-                    .write_unaligned(s.cast::<u128>().read_unaligned());
-                d.add(n - 16)
-                    .cast::<u128>()
-                    .write_unaligned(s.add(n - 16).cast::<u128>().read_unaligned());
+                head_and_tail::<16>(s, d, n);
             } else if (33..=64).contains(&n) {
-                for k in [0, 16, n - 32, n - 16] {
-                    d.add(k)
-                        .cast::<u128>()
-                        .write_unaligned(s.add(k).cast::<u128>().read_unaligned());
-                }
+                head_and_tail::<32>(s, d, n);
             } else if n < 8 {
                 for k in 0..n {
                     d.add(k).write(s.add(k).read());
@@ -259,6 +247,28 @@ impl RawBuffer {
                 p.write(u64::from_le_bytes(w));
             });
         }
+    }
+}
+
+/// Copies `n` bytes from `s` to `d` (`K <= n <= 2K`) as two moves of `K` bytes, the head and
+/// the tail, overlapping when `n < 2K`: no loop, no call.
+///
+/// # Safety
+///
+/// `s` is valid for reads and `d` for writes of `n` bytes, and the two ranges do not overlap.
+#[cfg(not(etwsim_loom))]
+#[inline(always)]
+unsafe fn head_and_tail<const K: usize>(s: *const u8, d: *mut u8, n: usize) {
+    debug_assert!(K <= n && n <= 2 * K);
+    // SAFETY: `[0, K)` and `[n - K, n)` lie inside `[0, n)` since `K <= n`; the caller
+    // guarantees both pointers are valid for `n` bytes and the ranges are disjoint.
+    // `read_unaligned` / `write_unaligned` need no alignment.
+    unsafe {
+        d.cast::<[u8; K]>()
+            .write_unaligned(s.cast::<[u8; K]>().read_unaligned());
+        d.add(n - K)
+            .cast::<[u8; K]>()
+            .write_unaligned(s.add(n - K).cast::<[u8; K]>().read_unaligned());
     }
 }
 
