@@ -27,10 +27,8 @@
 
 use std::marker::PhantomData;
 
-#[cfg(not(etwsim_loom))]
-type Cell = std::cell::UnsafeCell<u64>;
-#[cfg(etwsim_loom)]
-type Cell = loom::cell::UnsafeCell<u64>;
+/// A word of the buffer: std's `UnsafeCell`, or loom's under `--cfg etwsim_loom`.
+type Cell = crate::sync::UnsafeCell<u64>;
 
 /// An 8-byte-aligned, zero-initialised byte buffer, shared between the threads of a pool.
 pub(super) struct RawBuffer {
