@@ -7,6 +7,13 @@ pub(crate) use loom::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 #[cfg(not(etwsim_loom))]
 pub(crate) use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
+/// The cell of a pool buffer's word (`data/buffer/raw.rs`); under the model loom's, which
+/// checks the causality of every access (its API differs: `with` / `with_mut`, not `get`).
+#[cfg(etwsim_loom)]
+pub(crate) use loom::cell::UnsafeCell;
+#[cfg(not(etwsim_loom))]
+pub(crate) use std::cell::UnsafeCell;
+
 /// A bounded MPMC queue of buffer indices: crossbeam's `ArrayQueue`, or under loom a
 /// loom-visible mutex around a `VecDeque`, so the model sees the hand-off it synchronises.
 #[cfg(not(etwsim_loom))]

@@ -165,10 +165,9 @@ fn store(
     let pool = &ctx.pool;
     pool.enter(cpu);
     let result = if ctx.accepts_writes() {
-        match pool.reserve(cpu, len) {
-            Ok(res) => {
-                store_bytes(pool.reserved(&res, len), &bytes);
-                pool.commit(res);
+        match pool.record(cpu, len) {
+            Ok(mut rec) => {
+                store_bytes(&mut rec, &bytes);
                 Ok(())
             }
             Err(ReserveError::TooBig) => Err(Refusal::larger_than_buffer(

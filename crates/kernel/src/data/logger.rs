@@ -350,9 +350,10 @@ impl LoggerContext {
             if budget.is_some_and(|b| done + size > b) {
                 break;
             }
-            let Some((i, processor, used)) = self.pool.pop_ready() else {
+            let Some(ready) = self.pool.pop_ready() else {
                 break;
             };
+            let (processor, used) = (ready.cpu, ready.used);
             let sequence = self.sequence.fetch_add(1, Ordering::Relaxed) + 1;
             let timestamp = self.clock.raw(self.clock.peek(), self.cfg.clock);
             let lost = self.counters.events_lost.load(Ordering::Relaxed) as u32;
@@ -377,8 +378,8 @@ impl LoggerContext {
                 buffer_type: 0,
             }
             .encode();
-            self.pool.read(i, used, &header, 0xFF, &mut scratch);
-            self.pool.release(i);
+            self.pool.read(&ready, &header, 0xFF, &mut scratch);
+            self.pool.release(ready);
             let info = BufferInfo {
                 logger_id: self.logger_id(),
                 processor,

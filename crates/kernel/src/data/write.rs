@@ -26,7 +26,7 @@
 use crate::control::filter::{EventView, session_accepts, wants_stack};
 use crate::control::provider::{Provider, Route, Routes};
 use crate::control::session::LoggerContext;
-use crate::data::buffer::ReserveError;
+use crate::data::buffer::{Record, ReserveError};
 use crate::journal::{JournalEvent, LossCounter};
 use crate::machine::thread::{ThreadState, WriterLocal, current_in, with_writer_local};
 use crate::{Error, Result};
@@ -117,7 +117,7 @@ impl Item<'_> {
         8 + align8(self.data_len())
     }
 
-    fn write(&self, w: &mut Words<'_>) {
+    fn write(&self, w: &mut Record<'_>) {
         match self {
             Item::None => {}
             Item::Bytes(_, b) => w.put(b),
@@ -130,54 +130,6 @@ impl Item<'_> {
                     w.put(&f.to_le_bytes());
                 }
             }
-        }
-    }
-}
-
-/// Writes bytes into a reservation as whole 64-bit words.
-struct Words<'a> {
-    /// The reservation's words, in order; each `put` takes the next ones.
-    out: std::slice::Iter<'a, crate::sync::AtomicU64>,
-    acc: u64,
-    fill: u32,
-}
-
-impl Words<'_> {
-    #[inline]
-    fn put(&mut self, mut b: &[u8]) {
-        while self.fill != 0 && !b.is_empty() {
-            self.acc |= u64::from(b[0]) << (8 * self.fill);
-            self.fill += 1;
-            b = &b[1..];
-            if self.fill == 8 {
-                self.flush_word();
-            }
-        }
-        let mut chunks = b.chunks_exact(8);
-        for (c, w) in (&mut chunks).zip(&mut self.out) {
-            w.store(
-                u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
-                Ordering::Relaxed,
-            );
-        }
-        for &byte in chunks.remainder() {
-            self.acc |= u64::from(byte) << (8 * self.fill);
-            self.fill += 1;
-        }
-    }
-
-    fn flush_word(&mut self) {
-        if let Some(w) = self.out.next() {
-            w.store(self.acc, Ordering::Relaxed);
-        }
-        self.acc = 0;
-        self.fill = 0;
-    }
-
-    /// Zero-pads to the next 8-byte boundary.
-    fn pad8(&mut self) {
-        if self.fill != 0 {
-            self.flush_word();
         }
     }
 }
@@ -195,39 +147,12 @@ fn invalid_write(blocks: usize, flags: u32) -> Error {
     }
 }
 
-/// The little-endian word at the start of `c` (8 bytes or more).
+/// Stores `bytes` at the record's cursor, zero-padding the last word: one copy, then at most
+/// 7 bytes of padding.
 #[inline(always)]
-fn le_word(c: &[u8]) -> u64 {
-    u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])
-}
-
-/// Stores `bytes` at the start of `words`, zero-padding the last word.
-///
-/// Four words per step (P6): the stores are atomics and cannot be merged into a `memcpy`,
-/// but the loop's bounds tests and branches can be paid once per 32 bytes.
-#[inline(always)]
-pub(crate) fn store_bytes(words: &[crate::sync::AtomicU64], bytes: &[u8]) {
-    let whole = (bytes.len() / 8).min(words.len());
-    let mut quads = bytes[..whole * 8].chunks_exact(32);
-    let mut words4 = words[..whole].chunks_exact(4);
-    for (c, w) in (&mut quads).zip(&mut words4) {
-        let (c, w) = (&c[..32], &w[..4]);
-        w[0].store(le_word(&c[0..]), Ordering::Relaxed);
-        w[1].store(le_word(&c[8..]), Ordering::Relaxed);
-        w[2].store(le_word(&c[16..]), Ordering::Relaxed);
-        w[3].store(le_word(&c[24..]), Ordering::Relaxed);
-    }
-    for (c, w) in quads.remainder().chunks_exact(8).zip(words4.remainder()) {
-        w.store(le_word(c), Ordering::Relaxed);
-    }
-    let tail = &bytes[bytes.len() / 8 * 8..];
-    if !tail.is_empty() {
-        let mut last = [0u8; 8];
-        last[..tail.len()].copy_from_slice(tail);
-        if let Some(w) = words.get(bytes.len() / 8) {
-            w.store(u64::from_le_bytes(last), Ordering::Relaxed);
-        }
-    }
+pub(crate) fn store_bytes(rec: &mut Record<'_>, bytes: &[u8]) {
+    rec.put(bytes);
+    rec.pad8();
 }
 
 /// Why one target cannot take the event, packed in one non-zero word so that
@@ -1091,16 +1016,16 @@ impl Provider {
         stamp: Stamp,
     ) -> std::result::Result<(), Refusal> {
         let ctx = &route.logger;
-        let res = ctx
+        let mut rec = ctx
             .pool
-            .reserve(stamp.cpu, align8(size) as u64)
+            .record(stamp.cpu, align8(size) as u64)
             .map_err(|e| match e {
                 ReserveError::TooBig => {
                     Refusal::larger_than_buffer(size, ctx.pool.capacity() as usize)
                 }
                 ReserveError::NoBuffer => Refusal::NO_BUFFER,
             })?;
-        if u64::from(res.offset) == crate::data::buffer::HEADER && ctx.journal.is_some() {
+        if rec.offset() == crate::data::buffer::HEADER && ctx.journal.is_some() {
             // The first record of a buffer: this CPU just switched to it (BUF-02, BUF-03).
             ctx.note(|| JournalEvent::BufferSwitch {
                 session: ctx.cfg.name.clone(),
@@ -1131,35 +1056,27 @@ impl Provider {
             desc,
             &stamp.activity,
         );
-        let words = ctx.pool.reserved(&res, align8(size) as u64);
-        let (head_words, rest) = words.split_at(head.len());
-        for (w, v) in head_words.iter().zip(head) {
-            w.store(v, Ordering::Relaxed);
-        }
+        rec.put_words(&head);
         if let ([], [payload]) = (items, data) {
             // The common record: header + one data block, no extended item.
-            store_bytes(rest, payload);
+            store_bytes(&mut rec, payload);
         } else {
-            let mut w = Words {
-                out: rest.iter(),
-                acc: 0,
-                fill: 0,
-            };
             for (k, item) in items.iter().enumerate() {
                 let linkage: u16 = u16::from(k + 1 < items.len());
-                w.put(&(item.encoded_len() as u16).to_le_bytes());
-                w.put(&item.ext().to_le_bytes());
-                w.put(&linkage.to_le_bytes());
-                w.put(&(item.data_len() as u16).to_le_bytes());
-                item.write(&mut w);
-                w.pad8();
+                rec.put(&(item.encoded_len() as u16).to_le_bytes());
+                rec.put(&item.ext().to_le_bytes());
+                rec.put(&linkage.to_le_bytes());
+                rec.put(&(item.data_len() as u16).to_le_bytes());
+                item.write(&mut rec);
+                rec.pad8();
             }
             for d in data {
-                w.put(d);
+                rec.put(d);
             }
-            w.pad8();
+            rec.pad8();
         }
-        ctx.pool.commit(res);
+        // Dropping the record commits it.
+        drop(rec);
         Ok(())
     }
 }
@@ -1214,23 +1131,39 @@ mod tests {
 
     #[test]
     fn store_bytes_pads_and_keeps_every_length() {
-        use crate::sync::AtomicU64;
+        use crate::data::buffer::{BufferPool, HEADER};
+        // One buffer of a header and 80 bytes, written over and over: each round first fills
+        // it with 0xFF (stale bytes the padding must overwrite).
+        let pool = BufferPool::new(HEADER + 80, 1, 1, 1, 1, false);
+        let flushed = |pool: &BufferPool| {
+            pool.seal_all();
+            let ready = pool.pop_ready().expect("the record's buffer is ready");
+            let mut out = Vec::new();
+            pool.read(&ready, &[0; HEADER as usize], 0xAB, &mut out);
+            pool.release(ready);
+            out
+        };
         for len in 0..80 {
+            pool.record(0, 80).unwrap().put(&[0xFF; 80]);
+            assert!(flushed(&pool)[HEADER as usize..].iter().all(|&b| b == 0xFF));
             let bytes: Vec<u8> = (0..len).map(|i| i as u8 + 1).collect();
-            let words: Vec<AtomicU64> = (0..10).map(|_| AtomicU64::new(u64::MAX)).collect();
-            store_bytes(&words, &bytes);
+            let room = {
+                let mut rec = pool.record(0, 80).unwrap();
+                store_bytes(&mut rec, &bytes);
+                rec.room()
+            };
             let mut want = bytes.clone();
             want.resize(align8(len), 0);
-            let got: Vec<u8> = words[..want.len() / 8]
-                .iter()
-                .flat_map(|w| w.load(Ordering::Relaxed).to_le_bytes())
-                .collect();
-            assert_eq!(got, want, "{len} bytes");
+            assert_eq!(
+                room,
+                80 - want.len(),
+                "{len} bytes: nothing stored past the padding"
+            );
+            let out = flushed(&pool);
+            assert_eq!(&out[HEADER as usize..][..want.len()], want, "{len} bytes");
             assert!(
-                words[want.len() / 8..]
-                    .iter()
-                    .all(|w| w.load(Ordering::Relaxed) == u64::MAX),
-                "{len} bytes: nothing stored past the record"
+                out[HEADER as usize + want.len()..].iter().all(|&b| b == 0),
+                "{len} bytes: the rest of the reservation is zeroed, not stale"
             );
         }
     }

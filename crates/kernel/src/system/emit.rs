@@ -5,6 +5,8 @@
 use crate::control::filter::{EventView, session_accepts};
 use crate::control::provider::Provider;
 use crate::control::session::LoggerContext;
+use crate::data::buffer::Record;
+use crate::data::write::store_bytes;
 use crate::system::flags::{GroupMask, SystemProvider};
 use arc_swap::ArcSwap;
 use etwsim_decode::fields::Value;
@@ -229,24 +231,18 @@ fn stamp(rec: &mut [u8], ctx: &LoggerContext, ticks: u64) {
 /// it is being stopped by the caller); a refusal counts in EventsLost.
 pub(crate) fn store(ctx: &LoggerContext, rec: &mut [u8], o: &Origin, at_stop: bool) {
     stamp(rec, ctx, o.ticks);
-    put(ctx, rec.len(), o, at_stop, |words| {
-        for (w, chunk) in words.iter().zip(rec.chunks(8)) {
-            let mut b = [0u8; 8];
-            b[..chunk.len()].copy_from_slice(chunk);
-            w.store(u64::from_le_bytes(b), Ordering::Relaxed);
-        }
-    });
+    put(ctx, rec.len(), o, at_stop, |r| store_bytes(r, rec));
 }
 
 /// [`store`]'s bracket: reserves `align8(size)` bytes in `ctx`'s buffer of CPU `o.cpu` and
-/// has `fill` write its words, or counts the event lost.
+/// has `fill` write the record, or counts the event lost.
 #[inline]
 fn put(
     ctx: &LoggerContext,
     size: usize,
     o: &Origin,
     at_stop: bool,
-    fill: impl FnOnce(&[crate::sync::AtomicU64]),
+    fill: impl FnOnce(&mut Record<'_>),
 ) {
     let len = align8(size);
     let lost = || {
@@ -260,11 +256,8 @@ fn put(
     }
     ctx.pool.enter(o.cpu);
     if at_stop || ctx.accepts_writes() {
-        match ctx.pool.reserve(o.cpu, len as u64) {
-            Ok(r) => {
-                fill(ctx.pool.reserved(&r, len as u64));
-                ctx.pool.commit(r);
-            }
+        match ctx.pool.record(o.cpu, len as u64) {
+            Ok(mut rec) => fill(&mut rec),
             Err(_) => lost(),
         }
     }
@@ -401,17 +394,12 @@ impl<const N: usize> SysRecord<N> {
     }
 
     /// Stores the record in `ctx`'s buffer of CPU `o.cpu` as [`store`] does, stamped with
-    /// `ctx`'s clock, word by word.
+    /// `ctx`'s clock: one copy of the record and its padding (the bytes past it are 0).
     #[inline]
     fn store(&mut self, ctx: &LoggerContext, o: &Origin) {
         stamp(&mut self.buf, ctx, o.ticks);
-        let buf = &self.buf;
-        put(ctx, self.len, o, false, |words| {
-            for (w, b) in words.iter().zip(buf.chunks_exact(8)) {
-                let b: [u8; 8] = b.try_into().unwrap_or_default();
-                w.store(u64::from_le_bytes(b), Ordering::Relaxed);
-            }
-        });
+        let record = self.buf.get(..align8(self.len)).unwrap_or(&self.buf);
+        put(ctx, self.len, o, false, |r| r.put(record));
     }
 }
 
