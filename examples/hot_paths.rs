@@ -400,7 +400,15 @@ fn main() {
     assert_eq!(s.stop().expect("stop").events_lost, 0);
 
     // P5: a threaded kernel, the same session shape.
-    let threaded = Kernel::builder().threaded().build().expect("a kernel");
+    // Buffers for every event (see the session below): above the kernel's default caps on a
+    // session's buffers at a million events.
+    let p5_buffers = u32::try_from(n * 96 / 65_000 + 16).unwrap_or(u32::MAX);
+    let threaded = Kernel::builder()
+        .threaded()
+        .max_buffers_cap(p5_buffers)
+        .max_session_buffer_bytes(u64::from(p5_buffers) * 65_536)
+        .build()
+        .expect("a kernel");
     let tapp = threaded
         .spawn("hot.exe", Token::user("u"))
         .expect("a process");
@@ -414,7 +422,7 @@ fn main() {
         .buffer_size_kb(64)
         // Room for every event even if the logger thread never ran (valgrind runs one thread
         // at a time): every write counted is a stored one. A 16-byte event takes 96 bytes.
-        .maximum_buffers(u32::try_from(n * 96 / 65_000 + 16).unwrap_or(u32::MAX))
+        .maximum_buffers(p5_buffers)
         .start()
         .expect("a session");
     ts.enable(P_WRITE, &EnableParams::new()).expect("enable");
