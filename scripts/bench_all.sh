@@ -19,7 +19,7 @@ for bench in enabled_check write_disabled write_filtered write_enabled fan_out s
 done
 echo "== cargo bench --bench end_to_end -- --warm-up-time 1 --measurement-time 5 --sample-size 20"
 cargo bench --quiet --bench end_to_end -- --warm-up-time 1 --measurement-time 5 --sample-size 20 |
-    grep -E "runs \(" || true
+    grep -E "runs \(|logger while|waiting for a CPU per run" || true
 echo "== cargo bench --bench read_etl -- --warm-up-time 1 --measurement-time 5 --sample-size 20"
 cargo bench --quiet --bench read_etl -- --warm-up-time 1 --measurement-time 5 --sample-size 20 >/dev/null 2>&1
 echo "== cargo bench --bench decode -- --warm-up-time 1 --measurement-time 5 --sample-size 20"
