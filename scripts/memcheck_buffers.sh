@@ -12,8 +12,11 @@
 #   (writers on several threads, logger threads reading and recycling buffers).
 #
 # Memory errors only (invalid reads and writes, uses of uninitialised bytes): leaks are not
-# checked here — some tests' kernels are never freed (a reference cycle that keeps a
-# `KernelInner` alive, outside this module), which memcheck reports as definitely lost.
+# checked here. The kernel's own leak — a kernel that registered its Kernel-File, -Process or
+# -Rundown provider held itself through them — is fixed and has its own test
+# (`system::manifest::tests`); what memcheck still reports as definitely lost in the threaded
+# tests is std's per-thread `Thread` handle of a channel context, allocated in a thread-local
+# of threads that are not joined before the process exits, not this crate's memory.
 # crates/sys/valgrind.supp holds memcheck's known false positive on Rust's 128-bit division.
 #
 # Usage: scripts/memcheck_buffers.sh

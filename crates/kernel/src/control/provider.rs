@@ -243,6 +243,22 @@ impl RouteCache {
 }
 
 impl RegEntry {
+    /// [`Provider::is_enabled_for`] on the registration itself (the kernel's own providers
+    /// keep only their registration).
+    #[inline(always)]
+    pub(crate) fn is_enabled_for(&self, level: Level, keyword: Keyword) -> bool {
+        let w = self.word.load(Ordering::Relaxed);
+        if w == 0 || level.0 > (w >> 8) as u8 {
+            return false;
+        }
+        if keyword.0 == 0 {
+            return w & KW0 != 0;
+        }
+        let any = self.any.load(Ordering::Relaxed);
+        let all = self.all.load(Ordering::Relaxed);
+        keyword.0 & any != 0 && keyword.0 & all == all
+    }
+
     /// Runs `f` with the registration's current route table.
     ///
     /// The table is looked up in a small per-OS-thread cache keyed by its version, which
@@ -1431,16 +1447,7 @@ impl Provider {
     /// and keyword? Conservative: `true` may still be filtered later (PRV-30, PRV-32).
     #[inline]
     pub fn is_enabled_for(&self, level: Level, keyword: Keyword) -> bool {
-        let w = self.reg.word.load(Ordering::Relaxed);
-        if w == 0 || level.0 > (w >> 8) as u8 {
-            return false;
-        }
-        if keyword.0 == 0 {
-            return w & KW0 != 0;
-        }
-        let any = self.reg.any.load(Ordering::Relaxed);
-        let all = self.reg.all.load(Ordering::Relaxed);
-        keyword.0 & any != 0 && keyword.0 & all == all
+        self.reg.is_enabled_for(level, keyword)
     }
 
     /// `EventEnabled(descriptor)`.

@@ -3,7 +3,7 @@
 //! manifest (`EVENT_HEADER`) records into a session's buffers.
 
 use crate::control::filter::{EventView, session_accepts};
-use crate::control::provider::Provider;
+use crate::control::provider::RegEntry;
 use crate::control::session::LoggerContext;
 use crate::data::buffer::Record;
 use crate::data::write::store_bytes;
@@ -441,7 +441,7 @@ pub(crate) fn classic(
 /// Writes a manifest kernel provider's event into every session the registration's routes
 /// say takes it (level, keywords and the other per-session filters, FLT-20); no extended
 /// items (a choice: the kernel's providers are written here, not through EventWrite).
-pub(crate) fn manifest(provider: &Provider, desc: &EventDescriptor, payload: &[u8], o: &Origin) {
+pub(crate) fn manifest(provider: &RegEntry, desc: &EventDescriptor, payload: &[u8], o: &Origin) {
     if !provider.is_enabled_for(desc.level, desc.keyword) {
         return;
     }
@@ -452,8 +452,8 @@ pub(crate) fn manifest(provider: &Provider, desc: &EventDescriptor, payload: &[u
         inprivate: false,
         payload: &[payload],
     };
-    let rec = event_record(provider.guid(), desc, payload, o);
-    provider.reg.with_routes(|routes| {
+    let rec = event_record(provider.guid, desc, payload, o);
+    provider.with_routes(|routes| {
         for r in routes.iter() {
             if r.logger.is_running() && session_accepts(&ev, r.slot, &r.filter) {
                 store(&r.logger, &mut rec.clone(), o, false);

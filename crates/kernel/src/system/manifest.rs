@@ -21,7 +21,7 @@
 //!   gets a FileIo FileRundown (36) event (class GUID FileIo, FileIo_Name payload) for each
 //!   file open at that moment — and again on each CAPTURE_STATE.
 
-use crate::control::provider::{EnableNotification, Provider, RegKind};
+use crate::control::provider::{EnableNotification, RegEntry, RegKind};
 use crate::machine::kernel::{Kernel, KernelInner, State};
 use crate::system::emit::{self, KERNEL_FILE, KERNEL_PROCESS, Origin};
 use crate::system::os::ImageRow;
@@ -53,12 +53,14 @@ pub const KERNEL_RUNDOWN_PROVIDER: Guid = Guid::from_fields(
 /// Kernel-Rundown's `ETW_FILENAME_RUNDOWN` keyword (KRN-35).
 pub const KERNEL_RUNDOWN_FILENAME_KEYWORD: u64 = 0x10;
 
-/// The three registrations, made on first enable.
+/// The three registrations, made on first enable. Only the registrations are kept: a
+/// [`Provider`] holds its kernel, and a kernel holding its own providers would never be freed
+/// (they are never unregistered: they live as long as the kernel).
 #[derive(Default)]
 pub(crate) struct KernelProviders {
-    pub(crate) file: OnceLock<Provider>,
-    pub(crate) process: OnceLock<Provider>,
-    pub(crate) rundown: OnceLock<Provider>,
+    pub(crate) file: OnceLock<Arc<RegEntry>>,
+    pub(crate) process: OnceLock<Arc<RegEntry>>,
+    pub(crate) rundown: OnceLock<Arc<RegEntry>>,
 }
 
 /// Registers the kernel provider `guid` (if it is one and is not registered yet) as a
@@ -95,12 +97,7 @@ pub(crate) fn ensure_registered(s: &mut State, inner: &Arc<KernelInner>, guid: G
         s.register(system_key, guid, RegKind::Modern(Some(Arc::new(callback))))
     {
         // Nothing enables the GUID yet (this runs before the enable): no callback is due.
-        let _ = slot.set(Provider {
-            kernel: Kernel {
-                inner: inner.clone(),
-            },
-            reg,
-        });
+        let _ = slot.set(reg);
     }
 }
 
@@ -200,4 +197,51 @@ pub(crate) fn image_load(k: &Kernel, pid: u32, base: u64, i: &ImageRow, o: &Orig
     utf16z(&mut out, &i.path);
     let desc = EventDescriptor::new(5, Level::INFORMATION, Keyword(0x40)).with_task(Task(5));
     emit::manifest(p, &desc, &out, o);
+}
+
+#[cfg(all(test, not(etwsim_loom)))]
+mod tests {
+    use super::*;
+    use crate::{EnableParams, MemorySink, ProcessSpec, Token};
+
+    /// A kernel whose own providers were registered (a session enabled Kernel-File,
+    /// Kernel-Process and Kernel-Rundown, and the OS wrote through them) is freed when its
+    /// last handle goes: the registrations it keeps do not hold it.
+    #[test]
+    fn a_kernel_with_its_own_providers_registered_is_freed() {
+        let k = Kernel::builder()
+            .deterministic(3)
+            .build()
+            .expect("a kernel");
+        let alive = Arc::downgrade(&k.inner);
+        let s = k
+            .session("own")
+            .log_file("own.etl")
+            .sink(MemorySink::new())
+            .start()
+            .expect("a session");
+        for guid in [
+            KERNEL_FILE_PROVIDER,
+            KERNEL_PROCESS_PROVIDER,
+            KERNEL_RUNDOWN_PROVIDER,
+        ] {
+            s.enable(guid, &EnableParams::new()).expect("enable");
+        }
+        let app = k
+            .spawn_process(ProcessSpec::new("app.exe", Token::user("u")))
+            .expect("a process");
+        app.load_image(r"C:\lib.dll", 0x3000)
+            .expect("an image")
+            .unload();
+        app.open_file(r"C:\f.txt").expect("a file").close();
+        assert!(k.inner.sys.providers.file.get().is_some());
+        assert!(k.inner.sys.providers.process.get().is_some());
+        assert!(k.inner.sys.providers.rundown.get().is_some());
+        s.stop().expect("stop");
+        drop((s, app, k));
+        assert!(
+            alive.upgrade().is_none(),
+            "the kernel outlived its last handle"
+        );
+    }
 }

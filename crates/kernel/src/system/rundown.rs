@@ -280,7 +280,7 @@ pub(crate) fn rundown_provider_notified(k: &Kernel, n: &EnableNotification) {
     };
     let capture = n.is_enabled == ControlCode::CaptureState;
     let mut routed = Vec::new();
-    p.reg.with_routes(|routes| {
+    p.with_routes(|routes| {
         for r in routes.iter() {
             let any = r.filter.match_any.0;
             if r.logger.is_running() && (any == 0 || any & KERNEL_RUNDOWN_FILENAME_KEYWORD != 0) {
