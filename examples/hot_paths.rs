@@ -15,6 +15,10 @@
 //! into a system logger (FILE_IO | FILE_IO_INIT, a sink that discards) of the deterministic
 //! kernel, stepped every 64 reads, as `benches/system_ops.rs` records it.
 //!
+//! `hp_p15_image_idle` / `hp_p15_image_recorded` are P15's image load + unload with no
+//! session and recorded by the same kernel session (IMAGE_LOAD), as `benches/system_ops.rs`
+//! runs them.
+//!
 //! `cargo run --release --example hot_paths [N]` also works on its own (it only prints N).
 
 use etwsim::system::event_trace_flag as flag;
@@ -301,6 +305,36 @@ fn hp_p15_file_read_recorded(n: u64, k: &Kernel, f: &FileHandle) -> u64 {
     hits
 }
 
+/// P15: an image load + unload (`Process::load_image`, `Image::unload`); with no session
+/// (`hp_p15_image_idle`, the simulated OS's own work) or recorded by the kernel session
+/// (`hp_p15_image_recorded`: Image Load and Unload), the logger stepped every 64 pairs.
+#[inline(never)]
+fn hp_p15_image(n: u64, k: Option<&Kernel>, p: &etwsim::Process) -> u64 {
+    let mut hits = 0;
+    for i in 0..n {
+        match p.load_image(black_box(r"C:\Windows\System32\version.dll"), 0x1_2000) {
+            Ok(image) => image.unload(),
+            Err(_) => hits += 1,
+        }
+        if let Some(k) = k {
+            if i % 64 == 63 {
+                k.run_pending();
+            }
+        }
+    }
+    hits
+}
+
+#[inline(never)]
+fn hp_p15_image_idle(n: u64, p: &etwsim::Process) -> u64 {
+    hp_p15_image(n, None, p)
+}
+
+#[inline(never)]
+fn hp_p15_image_recorded(n: u64, k: &Kernel, p: &etwsim::Process) -> u64 {
+    hp_p15_image(n, Some(k), p)
+}
+
 fn main() {
     let n: u64 = std::env::args()
         .nth(1)
@@ -434,6 +468,7 @@ fn main() {
     file.write(0, 4096);
     hits += hp_p15_file_read(n, &file);
     hits += hp_p15_file_write(n, &file);
+    hits += hp_p15_image_idle(n, &app);
 
     // P15: the same read recorded by a kernel session.
     let admin = kernel
@@ -442,7 +477,7 @@ fn main() {
     let ks = kernel
         .session(KERNEL_LOGGER_NAME)
         .mode(LogFileMode::SYSTEM_LOGGER)
-        .enable_flags(flag::FILE_IO | flag::FILE_IO_INIT)
+        .enable_flags(flag::FILE_IO | flag::FILE_IO_INIT | flag::IMAGE_LOAD)
         .log_file("p15.etl")
         .sink(Discard)
         .buffer_size_kb(64)
@@ -451,6 +486,7 @@ fn main() {
         .start()
         .expect("the kernel session");
     hits += hp_p15_file_read_recorded(n, &kernel, &file);
+    hits += hp_p15_image_recorded(n, &kernel, &app);
     assert_eq!(ks.stop().expect("stop").events_lost, 0);
     assert_eq!(hits, 0);
     println!("hot_paths: {n} calls per path");

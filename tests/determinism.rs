@@ -464,3 +464,70 @@ fn fnv1a_gives_the_reference_values() {
     assert_eq!(fnv1a(FNV_OFFSET, b"a"), 0xaf63_dc4c_8601_ec8c);
     assert_eq!(fnv1a(FNV_OFFSET, b"foobar"), 0x8594_4171_f739_67e8);
 }
+
+/// The write path has a lean branch for the common record (`Provider::write` of one data
+/// block into a single session, no option, no journal). It must write exactly what the general
+/// path writes: the same workload through `write` and through `write_with_options` with
+/// default options (which always takes the general path) gives byte-identical buffers, the
+/// same results and the same statistics — odd payload lengths, the thread's activity ID, a
+/// level/keyword gate that drops some events, and a burst that runs out of buffers (EVT-07).
+// rule: EVT-07
+// rule: EVT-11
+// rule: EVT-14
+#[test]
+fn the_plain_write_path_writes_what_the_general_path_writes() {
+    fn run(general: bool) -> (Vec<Vec<u8>>, Vec<u32>, SessionProperties) {
+        let k = Kernel::builder().deterministic(7).build().unwrap();
+        let app = k.spawn("app.exe", Token::user("u")).unwrap();
+        let p = app.register_provider(guid(0x77)).unwrap();
+        let t = app.spawn_thread(0).unwrap();
+        t.set_activity_id(Guid::from_u128(0x0123_4567_89ab_cdef_0011_2233_4455_6677));
+        let _on = t.enter();
+        let sink = MemorySink::new();
+        let s = k
+            .session("Plain")
+            .log_file("plain.etl")
+            .sink(sink.clone())
+            .buffer_size_kb(4)
+            .minimum_buffers(2)
+            .maximum_buffers(3)
+            .start()
+            .unwrap();
+        s.enable(
+            guid(0x77),
+            &EnableParams::new().level(Level::INFORMATION).any(0x3),
+        )
+        .unwrap();
+        let options = etwsim::WriteOptions::default();
+        let mut codes = Vec::new();
+        let data: Vec<u8> = (0..=255u8).collect();
+        for i in 0..1200u16 {
+            let level = Level([2, 4, 5][usize::from(i % 3)]);
+            let desc = EventDescriptor {
+                id: i,
+                version: (i % 5) as u8,
+                opcode: Opcode((i % 7) as u8),
+                ..EventDescriptor::new(i, level, Keyword(u64::from(i % 4)))
+            };
+            let payload = &data[..usize::from(i % 71)];
+            let r = if general {
+                p.write_with_options(&desc, &options, &[payload])
+            } else {
+                p.write(&desc, &[payload])
+            };
+            codes.push(r.map_or_else(|e| e.win32_code().code(), |()| 0));
+            if i % 600 == 599 {
+                k.run_pending();
+            }
+        }
+        let stats = s.stop().unwrap();
+        (sink.buffers(), codes, stats)
+    }
+    let (plain, general) = (run(false), run(true));
+    assert!(
+        plain.1.iter().any(|&c| c != 0),
+        "the burst is meant to run out of buffers"
+    );
+    assert!(plain.2.events_lost > 0);
+    assert_eq!(plain, general);
+}

@@ -231,8 +231,12 @@ impl Channel {
 }
 
 /// `EVENT_DESCRIPTOR`: the static description of one event.
+///
+/// Laid out as the C structure is (`repr(C)`, 16 bytes): its first eight bytes are then the
+/// eight bytes of an `EVENT_HEADER`'s descriptor part, which the write path reads as one word.
 #[doc(alias = "EVENT_DESCRIPTOR")]
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Default, Debug)]
+#[repr(C)]
 pub struct EventDescriptor {
     /// `Id`: identifies a manifest event within its provider (with `version`).
     pub id: u16,

@@ -259,6 +259,19 @@ impl RegEntry {
         keyword.0 & any != 0 && keyword.0 & all == all
     }
 
+    /// The registration's current route table if this OS thread's route cache holds it
+    /// (`None` on a miss: [`RegEntry::with_routes_in`] then loads and caches it).
+    #[inline(always)]
+    pub(crate) fn cached_routes<'a>(&self, cache: &'a RouteCache) -> Option<&'a Routes> {
+        let version = self.routes_version.load(Ordering::Acquire);
+        cache
+            .tables
+            .iter()
+            .flatten()
+            .find(|t| t.version == version)
+            .map(|t| &**t)
+    }
+
     /// Runs `f` with the registration's current route table.
     ///
     /// The table is looked up in a small per-OS-thread cache keyed by its version, which

@@ -108,6 +108,17 @@ macro_rules! injected {
     };
 }
 
+/// One CPU slot of a pool.
+struct PerCpu {
+    /// The in-use buffer: `(generation tag << 16) | (index + 1)`, 0 for none.
+    slot: AtomicU64,
+    /// Writes in progress on this slot, from the running check to the commit: STOP waits for
+    /// them to reach zero before its final flush, so no write that saw the session running
+    /// lands after the last flush. `SeqCst` on both sides (a Dekker handshake with the
+    /// session's state word).
+    active: AtomicU32,
+}
+
 /// One buffer: its reservation state and its bytes.
 pub(crate) struct Buffer {
     state: AtomicU64,
@@ -239,12 +250,9 @@ pub(crate) struct BufferPool {
     free: FreeList,
     /// Sealed and drained buffers, oldest first: the flush queue.
     ready: IndexQueue,
-    slots: Box<[CachePadded<AtomicU64>]>,
-    /// Writes in progress per CPU slot, from the running check to the commit: STOP waits for
-    /// them to reach zero before its final flush, so no write that saw the session running
-    /// lands after the last flush. `SeqCst` on both sides (a Dekker handshake with the
-    /// session's state word).
-    active: Box<[CachePadded<AtomicU32>]>,
+    /// Per CPU slot: the in-use buffer and the writes in progress (one line each, indexed once
+    /// per write).
+    cpus: Box<[CachePadded<PerCpu>]>,
     /// BUFFERING mode: a fixed ring; when no buffer is free the oldest ready one is reused.
     ring: bool,
     /// Wakes the logger when a buffer becomes ready (threaded mode).
@@ -278,11 +286,13 @@ impl BufferPool {
                 .collect(),
             free: FreeList::new(cap as usize),
             ready: IndexQueue::new(cap as usize),
-            slots: (0..cpus.max(1))
-                .map(|_| CachePadded::new(AtomicU64::new(0)))
-                .collect(),
-            active: (0..cpus.max(1))
-                .map(|_| CachePadded::new(AtomicU32::new(0)))
+            cpus: (0..cpus.max(1))
+                .map(|_| {
+                    CachePadded::new(PerCpu {
+                        slot: AtomicU64::new(0),
+                        active: AtomicU32::new(0),
+                    })
+                })
                 .collect(),
             ring,
             waker: OnceLock::new(),
@@ -376,7 +386,7 @@ impl BufferPool {
     /// write path.
     #[inline]
     fn slot_of(&self, cpu: usize) -> usize {
-        let n = self.slots.len();
+        let n = self.cpus.len();
         if cpu < n { cpu } else { cpu % n }
     }
 
@@ -387,10 +397,17 @@ impl BufferPool {
     /// [`BufferPool::reserve_slow`]'s loop, with the same loads, checks and CAS. Anything else
     /// (no buffer, a stale or sealed one, a full one, a lost race) goes to that loop, which
     /// starts over from the slot.
-    #[inline]
+    #[inline(always)]
     fn reserve(&self, cpu: usize, len: u64) -> Result<Reservation, ReserveError> {
+        let slot = self.slot_of(cpu);
+        self.reserve_at(slot, &self.cpus[slot], len)
+    }
+
+    /// [`BufferPool::reserve`] in slot `slot`, whose state is `pc`.
+    #[inline(always)]
+    fn reserve_at(&self, slot: usize, pc: &PerCpu, len: u64) -> Result<Reservation, ReserveError> {
         if len <= self.capacity() {
-            let cur = self.slots[self.slot_of(cpu)].load(Ordering::Acquire);
+            let cur = pc.slot.load(Ordering::Acquire);
             if cur != 0 {
                 let (generation_tag, i) = (cur >> 16, ((cur & 0xffff) - 1) as u32);
                 if let Some(b) = self.buffers.get(i as usize) {
@@ -405,7 +422,7 @@ impl BufferPool {
                 }
             }
         }
-        self.reserve_slow(cpu, len)
+        self.reserve_slow(slot, len)
     }
 
     /// [`BufferPool::reserve`] in full: installs, detaches, seals and retries as needed.
@@ -415,7 +432,7 @@ impl BufferPool {
             return Err(ReserveError::TooBig);
         }
         let cpu = self.slot_of(cpu);
-        let slot = &self.slots[cpu];
+        let slot = &self.cpus[cpu].slot;
         loop {
             let cur = slot.load(Ordering::Acquire);
             if cur == 0 {
@@ -494,7 +511,7 @@ impl BufferPool {
         if len > self.capacity() {
             return false;
         }
-        let cur = self.slots[self.slot_of(cpu)].load(Ordering::Acquire);
+        let cur = self.cpus[self.slot_of(cpu)].slot.load(Ordering::Acquire);
         if cur != 0 {
             let b = &self.buffers[((cur & 0xffff) - 1) as usize];
             let st = b.state.load(Ordering::Acquire);
@@ -529,11 +546,71 @@ impl BufferPool {
         })
     }
 
-    /// Commits a reservation (once: [`Reserved`]'s `drop` is the only caller). Returns `true`
+    /// The common record's whole store in `cpu`'s slot: marks a write in progress (as
+    /// [`BufferPool::enter`]), asks `accepts` whether the session still takes writes, and if
+    /// so reserves, writes and commits the record — the words of `head` (a record's header),
+    /// `payload`, and zeros to `len` (a multiple of 8) — then ends the mark (as
+    /// [`BufferPool::exit`]). What `enter`, [`BufferPool::record`], `put_words`, `put`, the
+    /// guard's drop and `exit` do, with the slot looked up once, one bounds check for the
+    /// bytes, and nothing passed through memory. `Ok(false)` when `accepts` said no.
+    #[inline(always)]
+    pub(crate) fn write_record<const N: usize>(
+        &self,
+        cpu: usize,
+        accepts: impl FnOnce() -> bool,
+        len: u64,
+        head: &[u64; N],
+        payload: &[u8],
+    ) -> Result<bool, ReserveError> {
+        let slot = self.slot_of(cpu);
+        let pc = &self.cpus[slot];
+        pc.active.fetch_add(1, Ordering::SeqCst);
+        let result = if accepts() {
+            self.write_record_at(slot, pc, len, head, payload)
+                .map(|()| true)
+        } else {
+            Ok(false)
+        };
+        pc.active.fetch_sub(1, Ordering::Release);
+        result
+    }
+
+    /// [`BufferPool::write_record`] inside the in-flight mark.
+    #[inline(always)]
+    fn write_record_at<const N: usize>(
+        &self,
+        slot: usize,
+        pc: &PerCpu,
+        len: u64,
+        head: &[u64; N],
+        payload: &[u8],
+    ) -> Result<(), ReserveError> {
+        let r = self.reserve_at(slot, pc, len)?;
+        let len = if injected!(self, RecordOverrun) {
+            (u64::from(r.len) + 8).min(self.size - u64::from(r.offset)) as u32
+        } else {
+            r.len
+        };
+        let b = &self.buffers[r.index as usize];
+        let written = b
+            .bytes()
+            .write_record(r.offset as usize, len as usize, head, payload);
+        debug_assert!(written, "a reservation lies inside its buffer");
+        let _ = self.commit_in(b, r.index);
+        Ok(())
+    }
+
+    /// Commits a reservation (once: by [`Reserved`]'s `drop` or [`BufferPool::write_record`]).
+    /// Returns `true`
     /// when this made a sealed buffer ready.
     #[inline(always)]
     fn commit(&self, r: &Reservation) -> Committed {
-        let b = &self.buffers[r.index as usize];
+        self.commit_in(&self.buffers[r.index as usize], r.index)
+    }
+
+    /// [`BufferPool::commit`] of a reservation in `b`, buffer `index`.
+    #[inline(always)]
+    fn commit_in(&self, b: &Buffer, index: u32) -> Committed {
         let order = if injected!(self, RelaxedCommit) {
             Ordering::Relaxed
         } else {
@@ -541,7 +618,7 @@ impl BufferPool {
         };
         let prev = b.state.fetch_sub(WRITER_ONE, order);
         if writers(prev) == 1 && prev & SEALED != 0 {
-            self.push_ready(r.index);
+            self.push_ready(index);
             return true;
         }
         false
@@ -562,7 +639,7 @@ impl BufferPool {
     /// Seals every CPU's in-use buffer that holds records, so the next flush takes them
     /// (FlushTimer, ControlTrace FLUSH, stop — BUF-05). Empty in-use buffers stay.
     pub(crate) fn seal_all(&self) {
-        for slot in 0..self.slots.len() {
+        for slot in 0..self.cpus.len() {
             self.seal_in_use(slot, |st| offset(st) != HEADER);
         }
     }
@@ -578,7 +655,7 @@ impl BufferPool {
     /// and hands it to the logger if no writer is in it. A buffer that was sealed, recycled or
     /// replaced meanwhile is left alone (the generation check).
     fn seal_in_use(&self, slot: usize, wanted: impl Fn(u64) -> bool) {
-        let slot = &self.slots[slot];
+        let slot = &self.cpus[slot].slot;
         let cur = slot.load(Ordering::Acquire);
         if cur == 0 {
             return;
@@ -608,10 +685,10 @@ impl BufferPool {
     /// the ready queue's count (exact when nothing runs concurrently).
     pub(crate) fn unflushed_bytes(&self) -> u64 {
         let in_use: u64 = self
-            .slots
+            .cpus
             .iter()
-            .filter_map(|slot| {
-                let cur = slot.load(Ordering::Acquire);
+            .filter_map(|c| {
+                let cur = c.slot.load(Ordering::Acquire);
                 (cur != 0).then(|| {
                     let b = &self.buffers[((cur & 0xffff) - 1) as usize];
                     offset(b.state.load(Ordering::Acquire)) - HEADER
@@ -622,19 +699,29 @@ impl BufferPool {
     }
 
     /// Marks a write on `cpu` in progress; the write must then check the session still runs.
+    #[inline(always)]
     pub(crate) fn enter(&self, cpu: usize) {
-        self.active[self.slot_of(cpu)].fetch_add(1, Ordering::SeqCst);
+        self.cpus[self.slot_of(cpu)]
+            .active
+            .fetch_add(1, Ordering::SeqCst);
     }
 
     /// Ends a write marked with [`BufferPool::enter`].
+    #[inline(always)]
     pub(crate) fn exit(&self, cpu: usize) {
-        self.active[self.slot_of(cpu)].fetch_sub(1, Ordering::Release);
+        self.cpus[self.slot_of(cpu)]
+            .active
+            .fetch_sub(1, Ordering::Release);
     }
 
     /// Waits until no write is in progress (after the session stopped accepting new ones).
     pub(crate) fn wait_writers(&self) {
         let backoff = crossbeam::utils::Backoff::new();
-        while self.active.iter().any(|a| a.load(Ordering::SeqCst) != 0) {
+        while self
+            .cpus
+            .iter()
+            .any(|c| c.active.load(Ordering::SeqCst) != 0)
+        {
             backoff.snooze();
         }
     }
@@ -805,14 +892,21 @@ mod loom_tests {
         let mut committed = Vec::new();
         for (seq, &n) in lens.iter().enumerate() {
             let t = tag(id, seq as u64, n);
-            match pool.record(cpu, n * 8) {
-                Ok(mut rec) => {
+            // Even records through the guard, odd ones in one step (`write_record`, the
+            // common record's path): both protocols are explored.
+            let result = if seq % 2 == 0 {
+                pool.record(cpu, n * 8).map(|mut rec| {
                     for _ in 0..n {
                         rec.put(&t.to_le_bytes());
                     }
-                    drop(rec);
-                    committed.push(t);
-                }
+                })
+            } else {
+                let rest: Vec<u8> = (1..n).flat_map(|_| t.to_le_bytes()).collect();
+                pool.write_record(cpu, || true, n * 8, &[t], &rest)
+                    .map(|_| ())
+            };
+            match result {
+                Ok(()) => committed.push(t),
                 Err(ReserveError::NoBuffer) => {}
                 Err(e) => panic!("a {n}-word record was refused: {e:?}"),
             }

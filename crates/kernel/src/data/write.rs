@@ -28,7 +28,9 @@ use crate::control::provider::{Provider, Route, Routes};
 use crate::control::session::LoggerContext;
 use crate::data::buffer::{Record, ReserveError};
 use crate::journal::{JournalEvent, LossCounter};
-use crate::machine::thread::{ThreadState, WriterLocal, current_in, with_writer_local};
+use crate::machine::thread::{
+    ThreadState, WRITER_LOCAL, WriterLocal, current_in, with_writer_local,
+};
 use crate::{Error, Result};
 use etwsim_decode::tracelogging::EventBuilder;
 use etwsim_types::record::{
@@ -236,7 +238,7 @@ fn synthetic_stack(id: u16) -> [u64; 3] {
 /// Why `logger`'s session cannot take a record of `size` bytes, before any reservation: too
 /// large for any event (EVT-05) or for its buffers (EVT-06), or a real-time session whose
 /// backlog is full (EVT-08).
-#[inline]
+#[inline(always)]
 pub(crate) fn refusal(logger: &LoggerContext, size: usize) -> Option<Refusal> {
     let capacity = logger.pool.capacity() as usize;
     if size > MAX_EVENT_SIZE {
@@ -247,6 +249,16 @@ pub(crate) fn refusal(logger: &LoggerContext, size: usize) -> Option<Refusal> {
         Some(Refusal::BACKLOG_FULL)
     } else {
         None
+    }
+}
+
+/// The refusal a failed reservation of a `size`-byte record means, in a pool of `capacity`
+/// bytes per buffer: EVT-06 or EVT-07.
+#[cold]
+fn reserve_refusal(e: ReserveError, size: usize, capacity: u64) -> Refusal {
+    match e {
+        ReserveError::TooBig => Refusal::larger_than_buffer(size, capacity as usize),
+        ReserveError::NoBuffer => Refusal::NO_BUFFER,
     }
 }
 
@@ -274,11 +286,19 @@ pub(crate) fn guid_words(g: &Guid) -> [u64; 2] {
     ]
 }
 
+/// The GUID whose record words ([`guid_words`]) are `w`.
+pub(crate) fn guid_from_words(w: [u64; 2]) -> Guid {
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&w[0].to_le_bytes());
+    bytes[8..].copy_from_slice(&w[1].to_le_bytes());
+    Guid::from_bytes_le(bytes)
+}
+
 /// The 80-byte `EVENT_HEADER` as the ten little-endian words a record starts with: the same
 /// bytes as [`etwsim_types::record::encode_event_header`] (`header_words_match_the_encoder`
 /// checks it), built in registers instead of a byte array.
 #[allow(clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 fn header_words(
     size: u16,
     flags: u16,
@@ -287,9 +307,8 @@ fn header_words(
     timestamp: i64,
     provider: [u64; 2],
     d: &EventDescriptor,
-    activity: &Guid,
+    activity: [u64; 2],
 ) -> [u64; 10] {
-    let activity = guid_words(activity);
     [
         // Size, HeaderType 0x13 (EVENT_HEADER64), MarkerFlags 0xC0, Flags, EventProperty 0
         u64::from(size) | 0x13 << 16 | 0xC0 << 24 | u64::from(flags) << 32,
@@ -323,13 +342,23 @@ struct Call<'a> {
 /// What every copy of one event shares.
 #[derive(Copy, Clone)]
 struct Stamp {
-    activity: Guid,
+    /// The activity ID as the header's two words ([`guid_words`]).
+    activity: [u64; 2],
     ticks: u64,
     /// The caller's timestamp override (EVT-12), used as is in every session.
     timestamp: Option<i64>,
     cpu: usize,
     tid: u32,
     string_only: bool,
+}
+
+/// What a record needs of the simulated thread that writes it.
+#[derive(Copy, Clone)]
+struct Writer {
+    tid: u32,
+    cpu: usize,
+    /// The thread's activity ID as the header's two words.
+    activity: [u64; 2],
 }
 
 struct Plan<'a> {
@@ -373,7 +402,15 @@ impl Provider {
         if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
             return self.not_wanted(descriptor, &PLAIN);
         }
-        self.write_event(descriptor, &PLAIN, data, false)
+        // `write_event` with `PLAIN` options, which it would only test: the arguments, then
+        // the event-id gate (FLT-19).
+        if data.len() > MAX_EVENT_DATA_DESCRIPTORS {
+            return Err(invalid_write(data.len(), 0));
+        }
+        if !self.reg.id_may_pass(descriptor.id) {
+            return self.not_wanted(descriptor, &PLAIN);
+        }
+        self.write_routed_plain(descriptor, data)
     }
 
     /// `EventWrite` with a payload built only when some session may want the event.
@@ -660,6 +697,139 @@ impl Provider {
         data: &[&[u8]],
         string_only: bool,
     ) -> Result<()> {
+        if std::ptr::eq(opts, &PLAIN) && !string_only {
+            return self.write_routed_plain(desc, data);
+        }
+        self.write_general(desc, opts, data, string_only)
+    }
+
+    /// [`Provider::write_routed`] of a write with no option (`EventWrite`): the common
+    /// record's path when it applies, else the general one.
+    #[cold]
+    #[inline(never)]
+    fn write_routed_plain(&self, desc: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
+        if let ([payload], None) = (data, &self.kernel.inner.journal) {
+            // One data block, no journal.
+            if let Ok(Some(r)) = WRITER_LOCAL.try_with(|l| self.try_write_single(desc, payload, l))
+            {
+                return r.map_err(Refusal::error);
+            }
+        }
+        self.write_general(desc, &PLAIN, data, false)
+    }
+
+    /// Steps 2–5 for the common write when this OS thread has what it needs at hand: the
+    /// registration's route table in its cache, a single-session table (`Routes::single`),
+    /// and the writer's simulated thread innermost among those it entered (or its implicit
+    /// thread listed). `None` when any of that is missing — decided before any side effect —
+    /// and the general path then does the whole write. The record is the one the general
+    /// path writes (`route`'s single-session branch): the same `emit_single`.
+    #[inline(always)]
+    fn try_write_single(
+        &self,
+        desc: &EventDescriptor,
+        payload: &&[u8],
+        local: &WriterLocal,
+    ) -> Option<std::result::Result<(), Refusal>> {
+        let cache = local.routes.try_borrow().ok()?;
+        let routes = self.reg.cached_routes(&cache)?;
+        if !routes.single || self.reg.traits_blob.get().is_some() {
+            return None;
+        }
+        let route = &routes[0];
+        if !(route.logger.is_running() && routes.single_passes(desc)) {
+            return Some(Ok(())); // EVT-02
+        }
+        if route.logger.journal.is_some() {
+            return None;
+        }
+        // The writer's simulated thread: what the record needs of it is read here and the
+        // list's borrow ends (one value less to keep through the write).
+        let writer = {
+            let entered = local.entered.try_borrow().ok()?;
+            let t = entered.last()?;
+            if t.kernel_id != self.kernel.id() || t.process_key != self.reg.process_key {
+                return None;
+            }
+            Writer {
+                tid: t.tid,
+                cpu: t.cpu.load(Ordering::Relaxed) as usize,
+                activity: t.activity_words(),
+            }
+        };
+        Some(self.emit_plain(route, desc, payload, writer))
+    }
+
+    /// [`Provider::emit_single`] and [`Provider::store`] of the common record — header + one
+    /// data block, no option, no journal — with every value in a local: the header is built
+    /// in registers, and the record written and committed in one step
+    /// ([`BufferPool::write_record`]). The same bytes as the general path (the golden
+    /// workload hashes and `the_plain_write_path_writes_what_the_general_path_writes` in
+    /// `tests/determinism.rs` check it).
+    #[inline(always)]
+    fn emit_plain(
+        &self,
+        route: &Route,
+        desc: &EventDescriptor,
+        payload: &[u8],
+        writer: Writer,
+    ) -> std::result::Result<(), Refusal> {
+        let ctx = &route.logger;
+        let ticks = self.kernel.inner.clock.event_now();
+        let Writer { tid, cpu, activity } = writer;
+        let size = EVENT_HEADER_SIZE + payload.len();
+        let mut result = match refusal(ctx, size) {
+            Some(r) => Err(r),
+            None => {
+                let flags = if ctx.private_owner.is_some() {
+                    header_flags::PRIVATE_SESSION
+                } else {
+                    0
+                };
+                let head = header_words(
+                    size as u16,
+                    flags,
+                    tid,
+                    self.reg.pid,
+                    ctx.clock.raw(ticks, ctx.cfg.clock),
+                    self.reg.guid_words,
+                    desc,
+                    activity,
+                );
+                // Stored only if the session still takes writes, checked inside the pool's
+                // in-flight mark (the other half of STOP's handshake, see `store`).
+                let pool = &ctx.pool;
+                match pool.write_record(
+                    cpu,
+                    || ctx.accepts_writes(),
+                    align8(size) as u64,
+                    &head,
+                    payload,
+                ) {
+                    Ok(_) => Ok(()),
+                    Err(e) => Err(reserve_refusal(e, size, pool.capacity())),
+                }
+            }
+        };
+        if let Err(r) = result {
+            ctx.counters.events_lost.fetch_add(1, Ordering::Relaxed);
+            r.journal(ctx);
+            if is_independent(route) {
+                result = Ok(()); // EVT-10
+            }
+        }
+        result
+    }
+
+    /// Steps 2–5 of the event flow, every form of write.
+    #[inline(never)]
+    fn write_general(
+        &self,
+        desc: &EventDescriptor,
+        opts: &WriteOptions<'_>,
+        data: &[&[u8]],
+        string_only: bool,
+    ) -> Result<()> {
         let call = Call {
             desc,
             opts,
@@ -778,7 +948,10 @@ impl Provider {
         let activity = opts.activity_id;
         let ticks = self.kernel.inner.clock.event_now();
         let stamp = Stamp {
-            activity: activity.copied().unwrap_or_else(|| thread.activity_id()),
+            activity: match activity {
+                Some(g) => guid_words(g),
+                None => thread.activity_words(),
+            },
             ticks,
             timestamp: None,
             cpu: thread.cpu.load(Ordering::Relaxed) as usize,
@@ -823,10 +996,10 @@ impl Provider {
     ) -> std::result::Result<(), Refusal> {
         let kernel = &self.kernel.inner;
         let ticks = kernel.clock.event_now();
-        let activity = opts
-            .activity_id
-            .copied()
-            .unwrap_or_else(|| thread.activity_id());
+        let activity = match opts.activity_id {
+            Some(g) => guid_words(g),
+            None => thread.activity_words(),
+        };
         let cpu = thread.cpu.load(Ordering::Relaxed) as usize;
         let payload_len: usize = data.iter().map(|d| d.len()).sum();
         let wants = |p: EnableProperty| {
@@ -1019,12 +1192,7 @@ impl Provider {
         let mut rec = ctx
             .pool
             .record(stamp.cpu, align8(size) as u64)
-            .map_err(|e| match e {
-                ReserveError::TooBig => {
-                    Refusal::larger_than_buffer(size, ctx.pool.capacity() as usize)
-                }
-                ReserveError::NoBuffer => Refusal::NO_BUFFER,
-            })?;
+            .map_err(|e| reserve_refusal(e, size, ctx.pool.capacity()))?;
         if rec.offset() == crate::data::buffer::HEADER && ctx.journal.is_some() {
             // The first record of a buffer: this CPU just switched to it (BUF-02, BUF-03).
             ctx.note(|| JournalEvent::BufferSwitch {
@@ -1054,7 +1222,7 @@ impl Provider {
                 .unwrap_or_else(|| ctx.clock.raw(stamp.ticks, ctx.cfg.clock)),
             self.reg.guid_words,
             desc,
-            &stamp.activity,
+            stamp.activity,
         );
         rec.put_words(&head);
         if let ([], [payload]) = (items, data) {
@@ -1126,6 +1294,7 @@ mod tests {
                 .flat_map(|w| w.to_le_bytes())
                 .collect();
             assert_eq!(words, g.to_bytes_le());
+            assert_eq!(guid_from_words(guid_words(&g)), g);
         }
     }
 
@@ -1213,7 +1382,7 @@ mod tests {
                 h.timestamp,
                 guid_words(&provider),
                 &d,
-                &activity,
+                guid_words(&activity),
             );
             let from_words: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
             assert_eq!(from_words, bytes);

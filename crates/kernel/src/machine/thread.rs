@@ -56,8 +56,9 @@ pub(crate) struct ThreadState {
     /// The simulated CPU. Written by `migrate`, read by writes (`Relaxed`: a migration races
     /// with a write on another OS thread only in tests that ask for it).
     pub(crate) cpu: AtomicU32,
-    /// The thread-local activity ID, as two halves. Only code running as this thread changes
-    /// it, so a torn read cannot happen in a well-formed program.
+    /// The thread-local activity ID, as the two words a record's header holds
+    /// (`guid_words`). Only code running as this thread changes it, so a torn read cannot
+    /// happen in a well-formed program.
     activity: [AtomicU64; 2],
     /// Simulated return addresses for stack-trace items (FLT-12); empty = synthesise.
     pub(crate) stack: parking_lot::Mutex<Arc<[u64]>>,
@@ -76,15 +77,23 @@ impl ThreadState {
     }
 
     pub(crate) fn activity_id(&self) -> Guid {
-        let hi = self.activity[0].load(Ordering::Relaxed);
-        let lo = self.activity[1].load(Ordering::Relaxed);
-        Guid::from_u128((u128::from(hi) << 64) | u128::from(lo))
+        crate::data::write::guid_from_words(self.activity_words())
+    }
+
+    /// The activity ID as a record's header holds it ([`crate::data::write::guid_words`]):
+    /// the form the write path copies.
+    #[inline(always)]
+    pub(crate) fn activity_words(&self) -> [u64; 2] {
+        [
+            self.activity[0].load(Ordering::Relaxed),
+            self.activity[1].load(Ordering::Relaxed),
+        ]
     }
 
     pub(crate) fn set_activity_id(&self, g: Guid) {
-        let v = g.as_u128();
-        self.activity[0].store((v >> 64) as u64, Ordering::Relaxed);
-        self.activity[1].store(v as u64, Ordering::Relaxed);
+        let [a, b] = crate::data::write::guid_words(&g);
+        self.activity[0].store(a, Ordering::Relaxed);
+        self.activity[1].store(b, Ordering::Relaxed);
     }
 }
 
@@ -99,7 +108,7 @@ pub struct Thread {
 /// its route table and its simulated thread with one lookup.
 pub(crate) struct WriterLocal {
     /// Simulated threads entered on this OS thread, innermost last.
-    entered: RefCell<Vec<Arc<ThreadState>>>,
+    pub(crate) entered: RefCell<Vec<Arc<ThreadState>>>,
     /// Implicit simulated threads of this OS thread (threaded mode), per kernel and process.
     implicit: RefCell<Vec<Arc<ThreadState>>>,
     /// The route tables this thread wrote through recently (`RegEntry::with_routes_in`).
@@ -107,7 +116,7 @@ pub(crate) struct WriterLocal {
 }
 
 thread_local! {
-    static WRITER_LOCAL: WriterLocal = const {
+    pub(crate) static WRITER_LOCAL: WriterLocal = const {
         WriterLocal {
             entered: RefCell::new(Vec::new()),
             implicit: RefCell::new(Vec::new()),

@@ -395,11 +395,27 @@ impl<const N: usize> SysRecord<N> {
 
     /// Stores the record in `ctx`'s buffer of CPU `o.cpu` as [`store`] does, stamped with
     /// `ctx`'s clock: one copy of the record and its padding (the bytes past it are 0).
+    ///
+    /// The same checks and accounting as [`put`], with the record written and committed in
+    /// one step ([`crate::data::buffer::BufferPool::write_record`]): it is whole already.
     #[inline]
     fn store(&mut self, ctx: &LoggerContext, o: &Origin) {
         stamp(&mut self.buf, ctx, o.ticks);
-        let record = self.buf.get(..align8(self.len)).unwrap_or(&self.buf);
-        put(ctx, self.len, o, false, |r| r.put(record));
+        let len = align8(self.len);
+        let record = self.buf.get(..len).unwrap_or(&self.buf);
+        if self.len > MAX_EVENT_SIZE
+            || len as u64 > ctx.pool.capacity()
+            || (ctx.realtime.load(Ordering::Relaxed) && ctx.rt.full.load(Ordering::Acquire))
+        {
+            ctx.counters.events_lost.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let stored = ctx
+            .pool
+            .write_record(o.cpu, || ctx.accepts_writes(), len as u64, &[], record);
+        if stored.is_err() {
+            ctx.counters.events_lost.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 

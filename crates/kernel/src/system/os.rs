@@ -1593,11 +1593,11 @@ mod tests {
         // rule: KRN-28
         // rule: KRN-29
         for o in &origins() {
-            for path in [
-                "",
-                r"\Device\HarddiskVolume3\Windows\System32\version.dll",
-                "é€𝄞",
-            ] {
+            // Every ASCII length up to 12 (the four-character steps and their remainders),
+            // a whole path, and characters beyond ASCII.
+            let full = r"\Device\HarddiskVolume3\Windows\System32\version.dll";
+            let paths = (0..=12).map(|n| &full[..n]).chain([full, "é€𝄞", "abcdé"]);
+            for path in paths {
                 let row = ImageRow {
                     size: 0x1_2000,
                     path: path.into(),

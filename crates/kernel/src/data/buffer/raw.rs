@@ -80,6 +80,42 @@ impl RawBuffer {
         }
     }
 
+    /// Writes a whole record into the reservation `[at, at + len)` (as for
+    /// [`RawBuffer::record`]): the words of `head` (little-endian), then `payload`, then zeros
+    /// to the end. `false`, and nothing written, if the range is not inside the buffer, not
+    /// aligned, or shorter than `head` and `payload`.
+    ///
+    /// The caller holds the reservation of that range, not yet committed.
+    #[inline(always)]
+    pub(super) fn write_record<const N: usize>(
+        &self,
+        at: usize,
+        len: usize,
+        head: &[u64; N],
+        payload: &[u8],
+    ) -> bool {
+        let body = payload.len().saturating_add(8 * N);
+        if !(self.fits(at, len) && (at | len) % 8 == 0 && body <= len) {
+            return false;
+        }
+        // Every range below is inside `[at, at + len)`, checked above, as `write_words_in`,
+        // `write_in`, `pad_word_in` and `zero_in` require.
+        self.write_words_in(at, head);
+        if !payload.is_empty() {
+            self.write_in(at + 8 * N, payload);
+        }
+        let end = at + body;
+        if end % 8 != 0 {
+            // `len` is a multiple of 8 and `body <= len`: the word holding `end` is inside.
+            self.pad_word_in(end);
+        }
+        let padded = (end + 7) & !7;
+        if padded < at + len {
+            self.zero_in(padded, at + len - padded);
+        }
+        true
+    }
+
     /// Copies `[at, at + out.len())` into `out`; `false` (nothing copied) if that range is
     /// not inside the buffer.
     ///
