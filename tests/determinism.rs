@@ -531,3 +531,41 @@ fn the_plain_write_path_writes_what_the_general_path_writes() {
     assert!(plain.2.events_lost > 0);
     assert_eq!(plain, general);
 }
+
+/// The lean branch also serves a writer that entered no simulated thread, once the threaded
+/// kernel has given its OS thread an implicit one: the records written through it carry the
+/// same thread as the general path's (EVT-14's activity ID included), and nothing is lost.
+#[test]
+fn writes_with_no_thread_entered_keep_their_implicit_thread() {
+    let k = Kernel::builder().threaded().cpus(2).build().unwrap();
+    let app = k.spawn("app.exe", Token::user("u")).unwrap();
+    let p = app.register_provider(guid(0x78)).unwrap();
+    let sink = MemorySink::new();
+    let s = k
+        .session("Implicit")
+        .log_file("implicit.etl")
+        .sink(sink.clone())
+        .start()
+        .unwrap();
+    s.enable(guid(0x78), &EnableParams::new()).unwrap();
+    let desc = EventDescriptor::new(1, Level::INFORMATION, Keyword(0));
+    let options = etwsim::WriteOptions::default();
+    // The first write finds no thread listed (the general path makes and lists one), the
+    // next ones take the lean branch, the last the general path again.
+    for k in 0..4u8 {
+        if k == 3 {
+            p.write_with_options(&desc, &options, &[&[k]]).unwrap();
+        } else {
+            p.write(&desc, &[&[k]]).unwrap();
+        }
+    }
+    assert_eq!(s.stop().unwrap().events_lost, 0);
+    let records = sink.records();
+    assert_eq!(records.len(), 4);
+    let first = &records[0].header;
+    for r in &records {
+        assert_eq!(r.header.thread_id, first.thread_id);
+        assert_eq!(r.header.process_id, app.pid());
+        assert_eq!(r.header.activity_id, first.activity_id);
+    }
+}

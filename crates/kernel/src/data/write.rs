@@ -743,18 +743,28 @@ impl Provider {
         if route.logger.journal.is_some() {
             return None;
         }
-        // The writer's simulated thread: what the record needs of it is read here and the
-        // list's borrow ends (one value less to keep through the write).
+        // The writer's simulated thread, as `current_in` finds it when it is the innermost
+        // one entered, or when none is entered and this OS thread's implicit thread for the
+        // process is listed (otherwise the general path looks it up). What the record needs
+        // of it is read here and the list's borrow ends (one value less to keep through the
+        // write).
+        let mine = |t: &ThreadState| {
+            t.kernel_id == self.kernel.id() && t.process_key == self.reg.process_key
+        };
+        let read = |t: &ThreadState| Writer {
+            tid: t.tid,
+            cpu: t.cpu.load(Ordering::Relaxed) as usize,
+            activity: t.activity_words(),
+        };
         let writer = {
             let entered = local.entered.try_borrow().ok()?;
-            let t = entered.last()?;
-            if t.kernel_id != self.kernel.id() || t.process_key != self.reg.process_key {
-                return None;
-            }
-            Writer {
-                tid: t.tid,
-                cpu: t.cpu.load(Ordering::Relaxed) as usize,
-                activity: t.activity_words(),
+            match entered.last() {
+                Some(t) if mine(t) => read(t),
+                Some(_) => return None,
+                None => {
+                    let implicit = local.implicit.try_borrow().ok()?;
+                    read(implicit.iter().find(|t| mine(t))?)
+                }
             }
         };
         Some(self.emit_plain(route, desc, payload, writer))

@@ -110,7 +110,7 @@ pub(crate) struct WriterLocal {
     /// Simulated threads entered on this OS thread, innermost last.
     pub(crate) entered: RefCell<Vec<Arc<ThreadState>>>,
     /// Implicit simulated threads of this OS thread (threaded mode), per kernel and process.
-    implicit: RefCell<Vec<Arc<ThreadState>>>,
+    pub(crate) implicit: RefCell<Vec<Arc<ThreadState>>>,
     /// The route tables this thread wrote through recently (`RegEntry::with_routes_in`).
     pub(crate) routes: RefCell<crate::control::provider::RouteCache>,
 }
