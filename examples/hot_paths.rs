@@ -308,8 +308,8 @@ fn hp_p15_file_read_recorded(n: u64, k: &Kernel, f: &FileHandle) -> u64 {
 /// P15: an image load + unload (`Process::load_image`, `Image::unload`); with no session
 /// (`hp_p15_image_idle`, the simulated OS's own work) or recorded by the kernel session
 /// (`hp_p15_image_recorded`: Image Load and Unload), the logger stepped every 64 pairs.
-#[inline(never)]
-fn hp_p15_image(n: u64, k: Option<&Kernel>, p: &etwsim::Process) -> u64 {
+#[inline(always)]
+fn image_loop(n: u64, k: Option<&Kernel>, p: &etwsim::Process) -> u64 {
     let mut hits = 0;
     for i in 0..n {
         match p.load_image(black_box(r"C:\Windows\System32\version.dll"), 0x1_2000) {
@@ -327,12 +327,12 @@ fn hp_p15_image(n: u64, k: Option<&Kernel>, p: &etwsim::Process) -> u64 {
 
 #[inline(never)]
 fn hp_p15_image_idle(n: u64, p: &etwsim::Process) -> u64 {
-    hp_p15_image(n, None, p)
+    image_loop(n, None, p)
 }
 
 #[inline(never)]
 fn hp_p15_image_recorded(n: u64, k: &Kernel, p: &etwsim::Process) -> u64 {
-    hp_p15_image(n, Some(k), p)
+    image_loop(n, Some(k), p)
 }
 
 fn main() {
