@@ -3,7 +3,10 @@
 //! by `Kernel::run_pending` every N writes, inside the timing. Target: ≤ 4 × the bump-copy
 //! floor (80-byte header + payload, plain bump pointer) per event, same run.
 //!
-//! Configurations (group `deterministic`): `floor_bump_copy`, `step_every_16`,
+//! Configurations (group `deterministic`): `floor_bump_copy`, `model_documented_work` (not a
+//! floor: the documented work of one event in straight-line code with the engine's atomics,
+//! to show how far an implementation doing only that could go), `model_documented_work_unlocked`
+//! (the same with plain loads and stores for its locked instructions), `step_every_16`,
 //! `step_every_64`, `step_every_256`. EventsLost is printed at the end; it must be 0.
 //! Commands and results: docs/PERFORMANCE.md.
 
@@ -13,7 +16,7 @@ mod support;
 use criterion::{Criterion, Throughput};
 use etwsim::EnableProperty;
 use std::hint::black_box;
-use support::{Floor, Machine, descriptor};
+use support::{DocumentedWork, Floor, Machine, descriptor};
 
 const PAYLOAD: usize = 16;
 
@@ -28,6 +31,15 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Elements(1));
     g.bench_function("floor_bump_copy", |b| {
         b.iter(|| floor.bump(black_box(&payload)))
+    });
+    // Not a floor of the target: the documented work alone (see `DocumentedWork`).
+    let mut model = DocumentedWork::new();
+    g.bench_function("model_documented_work", |b| {
+        b.iter(|| model.write::<true>(black_box(&desc), black_box(&payload)))
+    });
+    let mut model = DocumentedWork::new();
+    g.bench_function("model_documented_work_unlocked", |b| {
+        b.iter(|| model.write::<false>(black_box(&desc), black_box(&payload)))
     });
     for (name, step) in [
         ("step_every_16", 16u64),

@@ -10,7 +10,7 @@ use etwsim::{
     Process, Provider, Session, Sink, Token,
 };
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// The provider every P5–P10 bench writes with.
@@ -115,6 +115,149 @@ impl Floor {
             0
         } else {
             off
+        }
+    }
+}
+
+/// P10's documented-work model: what the event path must do for one event of one session
+/// that takes it, in straight-line code with the engine's atomics and nothing else — the
+/// provider's enable, level and keyword test, the session's, the virtual clock's tick, the
+/// in-flight mark and the running check (STOP's handshake), the reservation's CAS, ten header
+/// words and the payload, the commit, and the logger's copy-out of every full 64 KB buffer.
+/// No route table, no thread look-up, no refusal checks, no loss accounting. Not a target's
+/// floor: it measures how far an implementation doing only the documented work could go.
+pub struct DocumentedWork {
+    enable: AtomicU64,
+    any: AtomicU64,
+    session_level: u8,
+    session_any: u64,
+    clock: AtomicU64,
+    running: AtomicU32,
+    active: AtomicU32,
+    /// The buffer's state: the byte offset in the low 25 bits, writers in flight above.
+    state: AtomicU64,
+    buf: Vec<u8>,
+    out: Vec<u8>,
+    tid_pid: u64,
+    guid: [u64; 2],
+    activity: [u64; 2],
+}
+
+impl Default for DocumentedWork {
+    fn default() -> Self {
+        DocumentedWork::new()
+    }
+}
+
+impl DocumentedWork {
+    const SIZE: usize = 64 * 1024;
+    const HEADER_BYTES: u64 = 72;
+    const WRITER_ONE: u64 = 1 << 25;
+    const OFFSET: u64 = (1 << 25) - 1;
+
+    pub fn new() -> DocumentedWork {
+        DocumentedWork {
+            enable: AtomicU64::new(1 | u64::from(Level::VERBOSE.0) << 8),
+            any: AtomicU64::new(u64::MAX),
+            session_level: Level::VERBOSE.0,
+            session_any: u64::MAX,
+            clock: AtomicU64::new(0),
+            running: AtomicU32::new(1),
+            active: AtomicU32::new(0),
+            state: AtomicU64::new(Self::HEADER_BYTES),
+            buf: vec![0u8; Self::SIZE],
+            out: vec![0u8; Self::SIZE],
+            tid_pid: 0x1234 | 0x5678 << 32,
+            guid: [0x0123_4567_89ab_cdef, 0xfedc_ba98_7654_3210],
+            activity: [0, 0],
+        }
+    }
+
+    /// One event, with the engine's locked instructions (`LOCKED`) or with plain loads and
+    /// stores in their place (what a single-threaded engine would do).
+    #[inline(never)]
+    pub fn write<const LOCKED: bool>(&mut self, d: &EventDescriptor, payload: &[u8]) {
+        // The provider's enable word, level and keywords.
+        let w = self.enable.load(Ordering::Relaxed);
+        if w == 0 || d.level.0 > (w >> 8) as u8 {
+            return;
+        }
+        if d.keyword.0 != 0 && d.keyword.0 & self.any.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        // The session's level and keywords.
+        if d.level.0 > self.session_level
+            || (d.keyword.0 != 0 && d.keyword.0 & self.session_any == 0)
+        {
+            return;
+        }
+        let ticks = if LOCKED {
+            self.clock.fetch_add(1, Ordering::Relaxed) + 1
+        } else {
+            let t = self.clock.load(Ordering::Relaxed) + 1;
+            self.clock.store(t, Ordering::Relaxed);
+            t
+        };
+        if LOCKED {
+            self.active.fetch_add(1, Ordering::SeqCst);
+        } else {
+            let a = self.active.load(Ordering::Relaxed);
+            self.active.store(a + 1, Ordering::Relaxed);
+        }
+        if self.running.load(Ordering::SeqCst) == 1 {
+            let size = HEADER + payload.len();
+            let len = ((size + 7) & !7) as u64;
+            let mut st = self.state.load(Ordering::Acquire);
+            if (st & Self::OFFSET) + len > Self::SIZE as u64 {
+                // The logger: the full buffer copied out, then handed back empty.
+                let used = (st & Self::OFFSET) as usize;
+                self.out[..used].copy_from_slice(&self.buf[..used]);
+                black_box(&self.out);
+                self.state.store(Self::HEADER_BYTES, Ordering::Release);
+                st = Self::HEADER_BYTES;
+            }
+            if self
+                .state
+                .compare_exchange(
+                    st,
+                    st + len + Self::WRITER_ONE,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                )
+                .is_ok()
+            {
+                let at = (st & Self::OFFSET) as usize;
+                let head = [
+                    size as u64 | 0x13 << 16 | 0xC0 << 24,
+                    self.tid_pid,
+                    ticks,
+                    self.guid[0],
+                    self.guid[1],
+                    u64::from(d.id) | u64::from(d.level.0) << 32,
+                    d.keyword.0,
+                    0,
+                    self.activity[0],
+                    self.activity[1],
+                ];
+                let rec = &mut self.buf[at..at + len as usize];
+                for (k, w) in head.iter().enumerate() {
+                    rec[8 * k..8 * k + 8].copy_from_slice(&w.to_le_bytes());
+                }
+                rec[HEADER..size].copy_from_slice(payload);
+                rec[size..].fill(0);
+                if LOCKED {
+                    self.state.fetch_sub(Self::WRITER_ONE, Ordering::AcqRel);
+                } else {
+                    let st = self.state.load(Ordering::Relaxed);
+                    self.state.store(st - Self::WRITER_ONE, Ordering::Release);
+                }
+            }
+        }
+        if LOCKED {
+            self.active.fetch_sub(1, Ordering::Release);
+        } else {
+            let a = self.active.load(Ordering::Relaxed);
+            self.active.store(a - 1, Ordering::Release);
         }
     }
 }
