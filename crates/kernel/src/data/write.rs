@@ -723,7 +723,7 @@ impl Provider {
     /// and the writer's simulated thread innermost among those it entered (or its implicit
     /// thread listed). `None` when any of that is missing — decided before any side effect —
     /// and the general path then does the whole write. The record is the one the general
-    /// path writes (`route`'s single-session branch): the same `emit_single`.
+    /// path's single-session branch (`route`, `emit_single`) writes.
     #[inline(always)]
     fn try_write_single(
         &self,
