@@ -6,7 +6,7 @@ use crate::control::filter::{EventView, session_accepts};
 use crate::control::provider::RegEntry;
 use crate::control::session::LoggerContext;
 use crate::data::buffer::Record;
-use crate::data::write::store_bytes;
+use crate::data::write::{refusal, store_bytes};
 use crate::system::flags::{GroupMask, SystemProvider};
 use arc_swap::ArcSwap;
 use etwsim_decode::fields::Value;
@@ -248,11 +248,8 @@ fn put(
     let lost = || {
         ctx.counters.events_lost.fetch_add(1, Ordering::Relaxed);
     };
-    if size > MAX_EVENT_SIZE
-        || len as u64 > ctx.pool.capacity()
-        || (ctx.realtime.load(Ordering::Relaxed) && ctx.rt.full.load(Ordering::Acquire))
-    {
-        return lost();
+    if refusal(ctx, size).is_some() {
+        return lost(); // EVT-05, EVT-06, EVT-08, as a write's
     }
     ctx.pool.enter(o.cpu);
     if at_stop || ctx.accepts_writes() {
@@ -403,10 +400,7 @@ impl<const N: usize> SysRecord<N> {
         stamp(&mut self.buf, ctx, o.ticks);
         let len = align8(self.len);
         let record = self.buf.get(..len).unwrap_or(&self.buf);
-        if self.len > MAX_EVENT_SIZE
-            || len as u64 > ctx.pool.capacity()
-            || (ctx.realtime.load(Ordering::Relaxed) && ctx.rt.full.load(Ordering::Acquire))
-        {
+        if refusal(ctx, self.len).is_some() {
             ctx.counters.events_lost.fetch_add(1, Ordering::Relaxed);
             return;
         }
