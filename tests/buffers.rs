@@ -539,6 +539,66 @@ fn each_session_reports_its_own_logger_thread_id() {
     );
 }
 
+/// A sink that hands each buffer it is given to the test.
+struct Tell(std::sync::mpsc::Sender<Vec<u8>>);
+
+impl etwsim::Sink for Tell {
+    fn write_buffer(&mut self, buffer: &[u8], _: &etwsim::BufferInfo) -> std::io::Result<()> {
+        let _ = self.0.send(buffer.to_vec());
+        Ok(())
+    }
+}
+
+// rule: BUF-06 (the wake-up policy is ours: data/doorbell.rs), BUF-05
+#[test]
+fn a_threaded_logger_writes_every_full_buffer_without_a_flush() {
+    // MaximumBuffers 256: writers wake a busy logger only per batch of 16 ready buffers, and
+    // the logger polls by itself. Fewer than a batch, then several batches, must all reach the
+    // sink with no FLUSH and no FlushTimer, each with its header written over the buffer's
+    // first bytes and its records intact (the sink reads the pool's buffer itself).
+    let k = Kernel::builder().threaded().cpus(1).build().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let g = guid(7);
+    let s = k
+        .session("doorbell")
+        .log_file("doorbell.etl")
+        .buffer_size_kb(4)
+        .maximum_buffers(256)
+        .flush_timer(0)
+        .sink(Tell(tx))
+        .start()
+        .unwrap();
+    s.enable(g, &EnableParams::new()).unwrap();
+    let app = user_process(&k, "app.exe");
+    let p = app.register_provider(g).unwrap();
+    let mut next = 0u16;
+    let mut seen = Vec::new();
+    // Four records fill a buffer; the next record makes it ready. The first round leaves one
+    // record in the in-use buffer, which the second completes.
+    for (buffers, extra) in [(3u16, 1u16), (40, 0)] {
+        let end = next + 4 * buffers + extra;
+        put_all(&p, next..end);
+        for _ in 0..buffers {
+            let b = rx
+                .recv_timeout(Duration::from_secs(60))
+                .expect("a full buffer reaches the sink without a flush");
+            assert_eq!(b.len(), BUF);
+            let h = BufferHeader::decode(&b).expect("the header is written");
+            assert_eq!(h.used, FULL);
+            assert!(b[FULL as usize..].iter().all(|&x| x == 0xFF), "the fill");
+            let (records, error) = decode_buffer(&b);
+            assert!(error.is_none(), "the records decode: {error:?}");
+            seen.extend(ids(&records));
+        }
+        next = end;
+    }
+    assert_eq!(seen, (0..next - 1).collect::<Vec<_>>());
+    let st = s.stop().unwrap();
+    assert_eq!((st.events_lost, st.buffers_written), (0, 44));
+    let last = rx.recv().expect("stop writes the partly filled buffer");
+    assert_eq!(ids(&decode_buffer(&last).0), vec![next - 1]);
+}
+
 // rule: BUF-07
 #[test]
 fn buffers_written_counts_each_written_buffer_and_nothing_else_moves() {

@@ -123,7 +123,9 @@ impl Floor {
 /// that takes it, in straight-line code with the engine's atomics and nothing else — the
 /// provider's enable, level and keyword test, the session's, the virtual clock's tick, the
 /// in-flight mark and the running check (STOP's handshake), the reservation's CAS, ten header
-/// words and the payload, the commit, and the logger's copy-out of every full 64 KB buffer.
+/// words and the payload, the commit, and the logger's hand-over of every full 64 KB buffer
+/// (its header written in place, the unused tail filled, the buffer lent to a sink that
+/// discards it: what the engine's logger does).
 /// No route table, no thread look-up, no refusal checks, no loss accounting. Not a target's
 /// floor: it measures how far an implementation doing only the documented work could go.
 pub struct DocumentedWork {
@@ -137,7 +139,6 @@ pub struct DocumentedWork {
     /// The buffer's state: the byte offset in the low 25 bits, writers in flight above.
     state: AtomicU64,
     buf: Vec<u8>,
-    out: Vec<u8>,
     tid_pid: u64,
     guid: [u64; 2],
     activity: [u64; 2],
@@ -166,7 +167,6 @@ impl DocumentedWork {
             active: AtomicU32::new(0),
             state: AtomicU64::new(Self::HEADER_BYTES),
             buf: vec![0u8; Self::SIZE],
-            out: vec![0u8; Self::SIZE],
             tid_pid: 0x1234 | 0x5678 << 32,
             guid: [0x0123_4567_89ab_cdef, 0xfedc_ba98_7654_3210],
             activity: [0, 0],
@@ -209,10 +209,12 @@ impl DocumentedWork {
             let len = ((size + 7) & !7) as u64;
             let mut st = self.state.load(Ordering::Acquire);
             if (st & Self::OFFSET) + len > Self::SIZE as u64 {
-                // The logger: the full buffer copied out, then handed back empty.
+                // The logger: the full buffer's header and fill written in place, the buffer
+                // lent to the sink, then handed back empty.
                 let used = (st & Self::OFFSET) as usize;
-                self.out[..used].copy_from_slice(&self.buf[..used]);
-                black_box(&self.out);
+                self.buf[..Self::HEADER_BYTES as usize].fill(0x5A);
+                self.buf[used..].fill(0xFF);
+                black_box(&self.buf[..]);
                 self.state.store(Self::HEADER_BYTES, Ordering::Release);
                 st = Self::HEADER_BYTES;
             }

@@ -50,6 +50,7 @@
 #[allow(unsafe_code)]
 mod raw;
 
+use crate::data::doorbell::Doorbell;
 use crate::sync::{AtomicU32, AtomicU64, FreeList, IndexQueue, Ordering};
 use crossbeam::utils::CachePadded;
 use raw::RawBuffer;
@@ -228,10 +229,12 @@ impl Drop for Reserved<'_> {
     }
 }
 
-/// A buffer the logger popped from the ready queue: sealed, every writer committed. Read it
-/// with [`BufferPool::read`], then give it back with [`BufferPool::release`].
+/// A buffer the logger popped from the ready queue: sealed, every writer committed. Write it
+/// out with [`BufferPool::flushed`], then give it back with [`BufferPool::release`].
 pub(crate) struct Ready {
     index: u32,
+    /// The pool that popped it (its address): only that pool lends its bytes.
+    pool: usize,
     /// The CPU slot it was filled on (its header's ProcessorIndex).
     pub(crate) cpu: u16,
     /// The bytes used, header included.
@@ -255,8 +258,10 @@ pub(crate) struct BufferPool {
     cpus: Box<[CachePadded<PerCpu>]>,
     /// BUFFERING mode: a fixed ring; when no buffer is free the oldest ready one is reused.
     ring: bool,
-    /// Wakes the logger when a buffer becomes ready (threaded mode).
+    /// Wakes the logger when a buffer becomes ready (threaded mode) and the doorbell says so.
     waker: OnceLock<Box<dyn Fn() + Send + Sync>>,
+    /// When a ready buffer wakes the logger thread (threaded mode; `data/doorbell.rs`).
+    pub(crate) doorbell: Doorbell,
     /// The loom model's deliberate bug (`Bug::None` unless a test sets another).
     #[cfg(etwsim_loom)]
     bug: Bug,
@@ -296,6 +301,7 @@ impl BufferPool {
                 .collect(),
             ring,
             waker: OnceLock::new(),
+            doorbell: Doorbell::new(),
             #[cfg(etwsim_loom)]
             bug: Bug::None,
         };
@@ -627,7 +633,12 @@ impl BufferPool {
     fn push_ready(&self, i: u32) {
         self.ready.push(i).expect("capacity covers every buffer");
         if let Some(wake) = self.waker.get() {
-            wake();
+            if self
+                .doorbell
+                .rung(Doorbell::batch(self.max.load(Ordering::Relaxed)))
+            {
+                wake();
+            }
         }
     }
 
@@ -733,33 +744,44 @@ impl BufferPool {
         let st = b.state.load(Ordering::Acquire);
         Some(Ready {
             index: i,
+            pool: self as *const BufferPool as usize,
             cpu: b.cpu.load(Ordering::Relaxed) as u16,
             used: offset(st).min(self.size),
         })
     }
 
-    /// Copies a ready buffer's bytes out (whole buffer), with `header` written over the first
-    /// 0x48 bytes and the unused tail set to `fill`: the records, `[HEADER, used)`, in one
-    /// copy.
-    pub(crate) fn read(
-        &self,
-        ready: &Ready,
+    /// A ready buffer as the logger writes it out: `header` over its first 0x48 bytes and the
+    /// unused tail set to `fill`, written in place; the slice is the buffer itself, lent until
+    /// `ready` is released (under loom, a copy in `scratch`, so the model sees every read).
+    pub(crate) fn flushed<'a>(
+        &'a self,
+        ready: &'a Ready,
         header: &[u8; HEADER as usize],
         fill: u8,
-        out: &mut Vec<u8>,
-    ) {
-        let size = self.size as usize;
-        let used = (ready.used as usize).clamp(HEADER as usize, size) & !7;
-        if out.len() != size {
-            out.clear();
-            out.resize(size, fill);
+        scratch: &'a mut Vec<u8>,
+    ) -> &'a [u8] {
+        assert_eq!(
+            ready.pool, self as *const BufferPool as usize,
+            "a ready buffer is written out by the pool that popped it"
+        );
+        let used = ready.used as usize & !7;
+        let bytes = self.buffers[ready.index as usize].bytes();
+        #[cfg(not(etwsim_loom))]
+        {
+            let _ = scratch;
+            bytes.flushed(header, used, fill)
         }
-        out[..HEADER as usize].copy_from_slice(header);
-        out[used..].fill(fill);
-        let copied = self.buffers[ready.index as usize]
-            .bytes()
-            .copy_out(HEADER as usize, &mut out[HEADER as usize..used]);
-        debug_assert!(copied, "the used bytes lie inside the buffer");
+        #[cfg(etwsim_loom)]
+        {
+            let size = self.size as usize;
+            let used = used.clamp(HEADER as usize, size);
+            scratch.clear();
+            scratch.resize(size, fill);
+            scratch[..HEADER as usize].copy_from_slice(header);
+            let copied = bytes.copy_out(HEADER as usize, &mut scratch[HEADER as usize..used]);
+            debug_assert!(copied, "the used bytes lie inside the buffer");
+            scratch
+        }
     }
 
     /// Returns a flushed buffer to the free list (BUF-05).
@@ -801,8 +823,10 @@ mod tests {
         assert_eq!(pool.reserve(0, 256).err(), Some(ReserveError::TooBig));
         let ready = pool.pop_ready().unwrap();
         assert_eq!((ready.cpu, ready.used), (0, 0x48 + 176));
-        let mut out = Vec::new();
-        pool.read(&ready, &[0x11; 0x48], 0xff, &mut out);
+        let mut scratch = Vec::new();
+        let out = pool
+            .flushed(&ready, &[0x11; 0x48], 0xff, &mut scratch)
+            .to_vec();
         assert_eq!(out.len(), 256);
         assert_eq!(&out[..0x48], &[0x11; 0x48]);
         assert_eq!(&out[0x48..0x50], &0u64.to_le_bytes());
@@ -825,8 +849,8 @@ mod tests {
         pool.seal_all();
         let mut tags = Vec::new();
         while let Some(ready) = pool.pop_ready() {
-            let mut out = Vec::new();
-            pool.read(&ready, &[0; 0x48], 0, &mut out);
+            let mut scratch = Vec::new();
+            let out = pool.flushed(&ready, &[0; 0x48], 0, &mut scratch).to_vec();
             pool.release(ready);
             tags.push(u64::from_le_bytes(out[0x48..0x50].try_into().unwrap()));
         }
@@ -932,8 +956,10 @@ mod loom_tests {
             st & SEALED != 0,
             "a buffer was handed to the logger unsealed (twice, or before it was full)"
         );
-        let mut bytes = Vec::new();
-        pool.read(&ready, &[0; HEADER as usize], 0, &mut bytes);
+        let mut scratch = Vec::new();
+        let bytes = pool
+            .flushed(&ready, &[0; HEADER as usize], 0, &mut scratch)
+            .to_vec();
         let words: Vec<u64> = bytes[HEADER as usize..used as usize]
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))

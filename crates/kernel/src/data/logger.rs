@@ -19,6 +19,7 @@
 
 use crate::control::session::{LoggerContext, SessionProperties};
 use crate::data::classic::buffer_events;
+use crate::data::doorbell::Doorbell;
 use crate::journal::{FlushReason, JournalEvent, LossCounter};
 use etwsim_types::record::{BufferHeader, buffer_flags};
 use etwsim_types::{EventRecord, LogFileMode};
@@ -378,8 +379,6 @@ impl LoggerContext {
                 buffer_type: 0,
             }
             .encode();
-            self.pool.read(&ready, &header, 0xFF, &mut scratch);
-            self.pool.release(ready);
             let info = BufferInfo {
                 logger_id: self.logger_id(),
                 processor,
@@ -387,7 +386,10 @@ impl LoggerContext {
                 timestamp,
                 used: used as u32,
             };
-            self.write_out(&scratch, &info, lost);
+            // The sink reads the pool's buffer itself; it is free again once written.
+            let bytes = self.pool.flushed(&ready, &header, 0xFF, &mut scratch);
+            self.write_out(bytes, &info, lost);
+            self.pool.release(ready);
             done += size;
         }
         if done > 0 {
@@ -539,18 +541,26 @@ impl LoggerThread {
             .name(format!("etwsim-logger-{}", ctx.logger_id()))
             .spawn(move || {
                 let idle = std::time::Duration::from_secs(3600);
+                let bell = &ctx.pool.doorbell;
+                // Whether the last round wrote something out: then writers wake this thread
+                // only per batch of buffers, and it polls (`data/doorbell.rs`).
+                let mut busy = false;
                 while !stop2.load(Ordering::Acquire) {
                     let wait = ctx
                         .flush_period()
-                        .map_or(idle, |p| std::time::Duration::from_nanos(p * 100));
-                    parker.park_timeout(wait.min(std::time::Duration::from_millis(250)));
+                        .map_or(idle, |p| std::time::Duration::from_nanos(p * 100))
+                        .min(std::time::Duration::from_millis(250));
+                    if busy {
+                        parker.park_timeout(wait.min(Doorbell::POLL));
+                    } else if bell.may_sleep() {
+                        parker.park_timeout(wait);
+                    }
+                    bell.draining();
                     ctx.run_timer(ctx.clock.peek());
                     // A BUFFERING session keeps its ring until a FLUSH (BUF-09, SES-41), as in
                     // `Kernel::run_pending`: draining here would write it out early, or
                     // without a sink throw it away.
-                    if !ctx.cfg.mode.contains(LogFileMode::BUFFERING) {
-                        ctx.drain(None);
-                    }
+                    busy = !ctx.cfg.mode.contains(LogFileMode::BUFFERING) && ctx.drain(None) > 0;
                     if ctx.stop_requested.load(Ordering::Acquire) {
                         if let Some(inner) = ctx.kernel.upgrade() {
                             crate::Kernel { inner }.stop_full_session(&ctx);

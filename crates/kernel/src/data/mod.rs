@@ -7,6 +7,7 @@
 pub(crate) mod buffer;
 pub(crate) mod classic;
 pub(crate) mod consumer;
+pub(crate) mod doorbell;
 pub(crate) mod file_sink;
 pub(crate) mod logger;
 pub(crate) mod write;

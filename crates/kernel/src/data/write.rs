@@ -1317,8 +1317,10 @@ mod tests {
         let flushed = |pool: &BufferPool| {
             pool.seal_all();
             let ready = pool.pop_ready().expect("the record's buffer is ready");
-            let mut out = Vec::new();
-            pool.read(&ready, &[0; HEADER as usize], 0xAB, &mut out);
+            let mut scratch = Vec::new();
+            let out = pool
+                .flushed(&ready, &[0; HEADER as usize], 0xAB, &mut scratch)
+                .to_vec();
             pool.release(ready);
             out
         };

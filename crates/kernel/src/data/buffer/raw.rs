@@ -3,8 +3,8 @@
 //! A buffer is `BufferSize` bytes, 8-byte aligned and zero-initialised, kept as
 //! `UnsafeCell<u64>` words (loom's `UnsafeCell` under `--cfg etwsim_loom`, so the model checks
 //! the causality of every access) and read and written as bytes: a record's header is one
-//! 80-byte copy, each payload block one `copy_nonoverlapping`, the logger's copy-out one copy
-//! of `[HEADER, used)`. With atomic words instead (no `unsafe`) every word was a separate
+//! 80-byte copy, each payload block one `copy_nonoverlapping`; the logger writes the buffer's
+//! header and fill in place and lends the sink the bytes themselves, with no copy. With atomic words instead (no `unsafe`) every word was a separate
 //! store and load; the measured difference is in docs/ARCHITECTURE.md.
 //!
 //! # Why the accesses are exclusive
@@ -16,8 +16,11 @@
 //! - a [`Record`] writes one reservation's range, from the CAS that reserved it to the commit
 //!   that publishes it (`AcqRel`): no other writer's range overlaps it, and the logger reads a
 //!   buffer only after every reservation in it committed;
-//! - [`RawBuffer::copy_out`] reads a buffer the logger popped from the ready queue: it is
-//!   sealed and its writers drained, and the pop's `Acquire` pairs with the commits' `Release`;
+//! - [`RawBuffer::flushed`] (and `RawBuffer::copy_out`, which tests and the loom model use)
+//!   writes the header and fill of a buffer the logger popped from the ready queue, then
+//!   lends it to the sink: it is sealed and its writers drained, the pop's `Acquire` pairs
+//!   with the commits' `Release`, and the buffer goes back to the free list only after the
+//!   loan ends;
 //! - [`RawBuffer::own_lines`] writes a buffer freshly taken from the free list (or grown, or
 //!   evicted from the ready queue in ring mode) before its slot is installed: no writer can
 //!   reach it yet, and the logger released it.
@@ -121,6 +124,7 @@ impl RawBuffer {
     ///
     /// The caller is the logger holding the buffer it popped from the ready queue (sealed,
     /// every writer committed).
+    #[cfg(any(test, etwsim_loom))]
     pub(super) fn copy_out(&self, at: usize, out: &mut [u8]) -> bool {
         if !self.fits(at, out.len()) {
             return false;
@@ -151,6 +155,35 @@ impl RawBuffer {
             *byte = self.cells[i / 8].with(|p| unsafe { *p }).to_le_bytes()[i % 8];
         }
         true
+    }
+
+    /// The buffer as the logger writes it out, in place: `header` over its first bytes and
+    /// `fill` from `used` (clamped to `[header.len(), len()]`) to the end, then every byte of
+    /// it, borrowed. No copy: the sink reads the pool's buffer, as Windows' logger thread
+    /// writes the buffer itself to the log file.
+    ///
+    /// The caller is the logger holding the buffer it popped from the ready queue (sealed,
+    /// every writer committed), and holds it until the slice is gone: the parent module ties
+    /// the slice's borrow to its `Ready`, which the buffer's release consumes.
+    #[cfg(not(etwsim_loom))]
+    pub(super) fn flushed(&self, header: &[u8], used: usize, fill: u8) -> &[u8] {
+        let len = self.len();
+        let head = header.len().min(len);
+        let used = used.clamp(head, len);
+        // SAFETY: `[0, head)` and `[used, len)` are inside the buffer, and the slice covers
+        // exactly its `len()` bytes, all initialised (zeroed at allocation). The buffer was
+        // popped from the ready queue: it is sealed and every writer committed (`AcqRel`)
+        // before the push the pop's `Acquire` pairs with; no writer can reserve in a sealed
+        // buffer, and none can take it before its release, which the caller does only after
+        // the slice is gone. So the stores below race with nothing, and no thread writes the
+        // bytes while the shared slice lives. `header` is a caller's slice, never this
+        // buffer's bytes, so the copy does not overlap.
+        unsafe {
+            let base = self.base();
+            std::ptr::copy_nonoverlapping(header.as_ptr(), base, head);
+            std::ptr::write_bytes(base.add(used), fill, len - used);
+            std::slice::from_raw_parts(base.cast_const(), len)
+        }
     }
 
     /// Takes every cache line of the buffer into the caller's cache, one store of 0 into the
