@@ -537,9 +537,16 @@ impl LoggerThread {
         let unparker = parker.unparker().clone();
         let stop = Arc::new(AtomicBool::new(false));
         let stop2 = stop.clone();
+        // StartTrace returns once the logger thread runs (a choice: BUF-06 leaves its timing
+        // undocumented). A thread still waiting for its first time slice when the writers
+        // begin lets them fill every buffer before the first is written: measured, most of
+        // P9's loss at the advised sizing (docs/PERFORMANCE.md).
+        let started = Arc::new(std::sync::Barrier::new(2));
+        let started2 = started.clone();
         let handle = std::thread::Builder::new()
             .name(format!("etwsim-logger-{}", ctx.logger_id()))
             .spawn(move || {
+                started2.wait();
                 let idle = std::time::Duration::from_secs(3600);
                 let bell = &ctx.pool.doorbell;
                 // Whether the last round wrote something out: then writers wake this thread
@@ -568,6 +575,7 @@ impl LoggerThread {
                     }
                 }
             })?;
+        started.wait();
         Ok(LoggerThread {
             handle,
             unparker,
