@@ -41,12 +41,6 @@ pub(crate) struct Doorbell {
     pub(crate) check_before_announcing: bool,
 }
 
-impl Default for Doorbell {
-    fn default() -> Doorbell {
-        Doorbell::new()
-    }
-}
-
 impl Doorbell {
     /// How often a busy logger looks for ready buffers without being woken.
     pub(crate) const POLL: Duration = Duration::from_millis(1);

@@ -4,8 +4,9 @@
 //! `UnsafeCell<u64>` words (loom's `UnsafeCell` under `--cfg etwsim_loom`, so the model checks
 //! the causality of every access) and read and written as bytes: a record's header is one
 //! 80-byte copy, each payload block one `copy_nonoverlapping`; the logger writes the buffer's
-//! header and fill in place and lends the sink the bytes themselves, with no copy. With atomic words instead (no `unsafe`) every word was a separate
-//! store and load; the measured difference is in docs/ARCHITECTURE.md.
+//! header and fill in place and lends the sink the bytes themselves, with no copy. With atomic
+//! words instead (no `unsafe`) every word was a separate store and load; the measured
+//! difference is in docs/ARCHITECTURE.md.
 //!
 //! # Why the accesses are exclusive
 //!
