@@ -218,16 +218,21 @@ impl DocumentedWork {
                 self.state.store(Self::HEADER_BYTES, Ordering::Release);
                 st = Self::HEADER_BYTES;
             }
-            if self
-                .state
-                .compare_exchange(
-                    st,
-                    st + len + Self::WRITER_ONE,
-                    Ordering::AcqRel,
-                    Ordering::Acquire,
-                )
-                .is_ok()
-            {
+            let reserved = if LOCKED {
+                self.state
+                    .compare_exchange(
+                        st,
+                        st + len + Self::WRITER_ONE,
+                        Ordering::AcqRel,
+                        Ordering::Acquire,
+                    )
+                    .is_ok()
+            } else {
+                self.state
+                    .store(st + len + Self::WRITER_ONE, Ordering::Relaxed);
+                true
+            };
+            if reserved {
                 let at = (st & Self::OFFSET) as usize;
                 let head = [
                     size as u64 | 0x13 << 16 | 0xC0 << 24,
