@@ -218,11 +218,12 @@ fn digest(s: &str) -> u32 {
 /// # Errors
 /// `ERROR_INVALID_PARAMETER` for an empty path, a NUL, or more than 32,767 characters.
 pub fn nt_path(path: &str) -> Result<String> {
+    // One pass for the NUL and the `/` (no early exit, so it runs a block of bytes a step).
+    let (nul, slash) = path
+        .bytes()
+        .fold((false, false), |(n, s), c| (n | (c == 0), s | (c == b'/')));
     // UTF-8 never takes fewer bytes than UTF-16 takes units, so only a long path is counted.
-    if path.is_empty()
-        || path.contains('\0')
-        || (path.len() > 32_767 && path.encode_utf16().count() > 32_767)
-    {
+    if path.is_empty() || nul || (path.len() > 32_767 && path.encode_utf16().count() > 32_767) {
         return Err(Error::invalid(format!("{path:?} is not a usable path")));
     }
     let b = path.as_bytes();
@@ -239,11 +240,15 @@ pub fn nt_path(path: &str) -> Result<String> {
     nt.push_str("\\Device\\HarddiskVolume");
     push_decimal(&mut nt, volume);
     nt.push('\\');
-    for (i, part) in rest.split('/').enumerate() {
-        if i > 0 {
-            nt.push('\\');
+    if slash {
+        for (i, part) in rest.split('/').enumerate() {
+            if i > 0 {
+                nt.push('\\');
+            }
+            nt.push_str(part);
         }
-        nt.push_str(part);
+    } else {
+        nt.push_str(rest);
     }
     Ok(nt)
 }
@@ -324,6 +329,8 @@ type ImageRecord = SysRecord<384>;
 
 /// Image Load or Unload (v3) into `r` (a header only) — [`image_values`]'s bytes; false if
 /// the path does not fit the stack record (the caller then takes the generic encoder).
+/// Inlined into a fresh record, so the fixed fields' offsets are known and need no checks.
+#[inline(always)]
 fn image_record(r: &mut ImageRecord, pid: u32, base: u64, i: &ImageRow) -> bool {
     r.u64(base)
         .u64(i.size)
@@ -1508,6 +1515,8 @@ mod tests {
         );
         assert!(nt_path("").is_err());
         assert!(nt_path("C:\\a\0b").is_err());
+        // A NUL past the first blocks of bytes, and after a `/`.
+        assert!(nt_path(&format!("C:\\{}\0", "d/".repeat(40))).is_err());
         assert!(nt_path(&"x".repeat(32_768)).is_err());
         assert!(nt_path(&"x".repeat(32_767)).is_ok());
         // 16,384 two-byte characters: 32,768 bytes but 16,384 UTF-16 units.
@@ -1593,10 +1602,12 @@ mod tests {
         // rule: KRN-28
         // rule: KRN-29
         for o in &origins() {
-            // Every ASCII length up to 12 (the four-character steps and their remainders),
-            // a whole path, and characters beyond ASCII.
+            // Every ASCII length of a whole path (the widening's sixteen-character steps
+            // and every remainder), and characters beyond ASCII.
             let full = r"\Device\HarddiskVolume3\Windows\System32\version.dll";
-            let paths = (0..=12).map(|n| &full[..n]).chain([full, "é€𝄞", "abcdé"]);
+            let paths = (0..=full.len())
+                .map(|n| &full[..n])
+                .chain(["é€𝄞", "abcdé"]);
             for path in paths {
                 let row = ImageRow {
                     size: 0x1_2000,
