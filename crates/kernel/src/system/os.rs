@@ -205,11 +205,24 @@ pub(crate) fn eprocess(key: u64) -> u64 {
     0xFFFF_C080_0000_0000 + key * 0x1000
 }
 
-/// A deterministic 32-bit digest of a path (image checksum and link time).
+/// A deterministic 32-bit digest of a path: the simulated image's checksum and link time (a
+/// real image's come from its PE header, which the simulation has not got).
+///
+/// Eight bytes a step, each step one multiply, so a path of n bytes is a chain of about n / 8
+/// dependent multiplies (P15: a byte-at-a-time FNV-1a, a chain of n, was 46 ns of the 163 ns
+/// an unrecorded image load and unload took).
 fn digest(s: &str) -> u32 {
-    s.bytes().fold(0x811C_9DC5u32, |h, b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    })
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let b = s.as_bytes();
+    let mut h = K ^ b.len() as u64;
+    let words = b.chunks_exact(8);
+    let mut tail = [0u8; 8];
+    tail[..words.remainder().len()].copy_from_slice(words.remainder());
+    for w in words.map(|w| <[u8; 8]>::try_from(w).unwrap_or_default()) {
+        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K).rotate_left(23);
+    }
+    h = (h ^ u64::from_le_bytes(tail)).wrapping_mul(K);
+    (h ^ (h >> 32)) as u32
 }
 
 /// `C:\dir\f.txt` → `\Device\HarddiskVolume3\dir\f.txt` (C: is volume 3, D: 4…); an NT
@@ -1605,9 +1618,7 @@ mod tests {
             // Every ASCII length of a whole path (the widening's sixteen-character steps
             // and every remainder), and characters beyond ASCII.
             let full = r"\Device\HarddiskVolume3\Windows\System32\version.dll";
-            let paths = (0..=full.len())
-                .map(|n| &full[..n])
-                .chain(["é€𝄞", "abcdé"]);
+            let paths = (0..=full.len()).map(|n| &full[..n]).chain(["é€𝄞", "abcdé"]);
             for path in paths {
                 let row = ImageRow {
                     size: 0x1_2000,
@@ -1631,6 +1642,18 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn image_digests_tell_paths_apart() {
+        // Every prefix of a path (each length's tail of 0–7 bytes), and paths that differ
+        // only in their case or their last byte.
+        let full = r"\Device\HarddiskVolume3\Windows\System32\version.dll";
+        let mut paths: Vec<String> = (0..=full.len()).map(|n| full[..n].to_string()).collect();
+        paths.extend([full.to_uppercase(), format!("{}x", &full[..full.len() - 1])]);
+        let digests: std::collections::BTreeSet<u32> = paths.iter().map(|p| digest(p)).collect();
+        assert_eq!(digests.len(), paths.len());
+        assert_eq!(digest(full), digest(full), "deterministic");
     }
 
     #[test]
