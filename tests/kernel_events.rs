@@ -341,6 +341,55 @@ fn only_system_loggers_get_classic_kernel_events_each_as_its_flags_select() {
     assert!(f.contains(&"FileIo/Create".to_string()));
 }
 
+/// The FileName of every Image/Load in `sink`, in order, without the volume prefix.
+fn loaded_images(sink: &MemorySink) -> Vec<String> {
+    kernel_events(sink)
+        .iter()
+        .filter(|(_, e)| e.schema.class.name == "Image" && e.schema.event.name == "Load")
+        .map(|(_, e)| text(e, "FileName").replace(r"\Device\HarddiskVolume3\", ""))
+        .collect()
+}
+
+#[test]
+fn each_os_operation_reaches_the_system_loggers_running_when_it_happens() {
+    // rule: KRN-01
+    // Two kernels driven from one OS thread, their system loggers started and stopped
+    // between operations: each Image Load reaches exactly the loggers running at that
+    // moment, whichever kernel's operation came before on this thread (an OS operation
+    // finds the system loggers through a per-thread cache, which must follow every start
+    // and stop of each kernel).
+    let (k1, k2) = (kernel(), kernel());
+    let (a1, a2) = (admin_process(&k1, "a.exe"), admin_process(&k2, "b.exe"));
+    let load = |p: &Process, name: &str| {
+        p.load_image(&format!(r"C:\{name}"), 0x1000)
+            .map(|i| i.unload())
+            .unwrap();
+    };
+    load(&a1, "none.dll");
+    let (one, one_sink) = kernel_session(&k1, "one", flag::IMAGE_LOAD);
+    load(&a1, "1.dll");
+    load(&a2, "none.dll");
+    let (two, two_sink) = kernel_session(&k2, "two", flag::IMAGE_LOAD);
+    load(&a2, "2.dll");
+    load(&a1, "3.dll");
+    one.stop().unwrap();
+    load(&a1, "none.dll");
+    let (three, three_sink) = kernel_session(&k1, "three", flag::IMAGE_LOAD);
+    load(&a2, "4.dll");
+    load(&a1, "5.dll");
+    let (four, four_sink) = kernel_session(&k1, "four", flag::IMAGE_LOAD);
+    load(&a1, "6.dll");
+    three.stop().unwrap();
+    load(&a1, "7.dll");
+    for s in [&two, &four] {
+        s.stop().unwrap();
+    }
+    assert_eq!(loaded_images(&one_sink), ["1.dll", "3.dll"]);
+    assert_eq!(loaded_images(&two_sink), ["2.dll", "4.dll"]);
+    assert_eq!(loaded_images(&three_sink), ["5.dll", "6.dll"]);
+    assert_eq!(loaded_images(&four_sink), ["6.dll", "7.dll"]);
+}
+
 #[test]
 fn update_changes_a_running_kernel_sessions_flags() {
     // rule: KRN-01

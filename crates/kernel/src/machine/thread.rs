@@ -113,6 +113,9 @@ pub(crate) struct WriterLocal {
     pub(crate) implicit: RefCell<Vec<Arc<ThreadState>>>,
     /// The route tables this thread wrote through recently (`RegEntry::with_routes_in`).
     pub(crate) routes: RefCell<crate::control::provider::RouteCache>,
+    /// The system loggers' snapshot this thread's OS operations used last
+    /// (`Loggers::with`).
+    pub(crate) sys: RefCell<Option<Arc<crate::system::emit::Snapshot>>>,
 }
 
 thread_local! {
@@ -121,6 +124,7 @@ thread_local! {
             entered: RefCell::new(Vec::new()),
             implicit: RefCell::new(Vec::new()),
             routes: RefCell::new(crate::control::provider::RouteCache::new()),
+            sys: RefCell::new(None),
         }
     };
 }

@@ -150,7 +150,10 @@ pub(crate) struct OsProcess {
     pub(crate) package: String,
     pub(crate) app_id: String,
     pub(crate) threads: BTreeMap<u32, u16>,
-    pub(crate) images: BTreeMap<u64, ImageRow>,
+    /// Loaded images by base address, in base order: bases only grow within a process, so
+    /// a load appends (P15: a `BTreeMap` allocated and freed its node whenever a process's
+    /// only image came and went).
+    pub(crate) images: Vec<(u64, ImageRow)>,
     next_image: u64,
 }
 
@@ -231,10 +234,65 @@ fn digest(s: &str) -> u32 {
 /// # Errors
 /// `ERROR_INVALID_PARAMETER` for an empty path, a NUL, or more than 32,767 characters.
 pub fn nt_path(path: &str) -> Result<String> {
+    let mut nt = String::new();
+    nt_path_into(path, &mut nt)?;
+    Ok(nt)
+}
+
+/// [`nt_path`] as the shared string an image row and its [`Image`] keep: built in this OS
+/// thread's scratch string, then copied once into the `Arc` (P15: building a `String` and
+/// converting it allocated twice).
+fn nt_path_shared(path: &str) -> Result<Arc<str>> {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    let in_scratch = SCRATCH.try_with(|scratch| {
+        let mut nt = scratch.try_borrow_mut().ok()?;
+        nt.clear();
+        let shared = nt_path_into(path, &mut nt).map(|()| Arc::from(nt.as_str()));
+        if nt.capacity() > 4096 {
+            *nt = String::new(); // a long path's capacity is not kept
+        }
+        Some(shared)
+    });
+    match in_scratch {
+        Ok(Some(shared)) => shared,
+        // This thread's locals are being destroyed, or the scratch is in use.
+        _ => nt_path(path).map(Arc::from),
+    }
+}
+
+/// Whether any byte of `b` is 0, and whether any is `/`: eight bytes a step, each tested
+/// with the zero-byte test `(w - 0x01…) & !w & 0x80…` (exact as to whether some byte is 0),
+/// on the word and on the word XOR `/////////` (P15: a byte-at-a-time fold took ≈ 4
+/// instructions a byte).
+fn nul_and_slash(b: &[u8]) -> (bool, bool) {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    const SLASHES: u64 = u64::from_le_bytes([b'/'; 8]);
+    let zero_byte = |w: u64| w.wrapping_sub(ONES) & !w & HIGH;
+    if b.len() < 8 {
+        return b
+            .iter()
+            .fold((false, false), |(n, s), &c| (n | (c == 0), s | (c == b'/')));
+    }
+    // The words, then the last eight bytes (overlapping the last word when the length is
+    // not a multiple of 8).
+    let last = b.len() - 8;
+    let words = b.chunks_exact(8).chain([&b[last..]]);
+    let (mut nul, mut slash) = (0u64, 0u64);
+    for w in words {
+        let w = u64::from_le_bytes(w.try_into().unwrap_or([1; 8]));
+        nul |= zero_byte(w);
+        slash |= zero_byte(w ^ SLASHES);
+    }
+    (nul != 0, slash != 0)
+}
+
+/// [`nt_path`] appended to `nt`; nothing appended on an error.
+fn nt_path_into(path: &str, nt: &mut String) -> Result<()> {
     // One pass over the bytes for the NUL and the `/`, instead of a `memchr` then a `split`.
-    let (nul, slash) = path
-        .bytes()
-        .fold((false, false), |(n, s), c| (n | (c == 0), s | (c == b'/')));
+    let (nul, slash) = nul_and_slash(path.as_bytes());
     // UTF-8 never takes fewer bytes than UTF-16 takes units, so only a long path is counted.
     if path.is_empty() || nul || (path.len() > 32_767 && path.encode_utf16().count() > 32_767) {
         return Err(Error::invalid(format!("{path:?} is not a usable path")));
@@ -244,14 +302,15 @@ pub fn nt_path(path: &str) -> Result<String> {
         let volume = u32::from(b[0].to_ascii_uppercase() - b'A') + 1;
         (volume, path[2..].trim_start_matches(['\\', '/']))
     } else if path.starts_with('\\') {
-        return Ok(path.to_string());
+        nt.push_str(path);
+        return Ok(());
     } else {
         (3, path)
     };
-    // One allocation: the prefix, then the rest with `/` turned into `\`.
-    let mut nt = String::with_capacity(27 + rest.len());
+    // The prefix, then the rest with `/` turned into `\`.
+    nt.reserve(27 + rest.len());
     nt.push_str("\\Device\\HarddiskVolume");
-    push_decimal(&mut nt, volume);
+    push_decimal(nt, volume);
     nt.push('\\');
     if slash {
         for (i, part) in rest.split('/').enumerate() {
@@ -263,7 +322,7 @@ pub fn nt_path(path: &str) -> Result<String> {
     } else {
         nt.push_str(rest);
     }
-    Ok(nt)
+    Ok(())
 }
 
 /// Appends `n` in decimal, without `fmt`.
@@ -340,11 +399,19 @@ fn op_end_record(o: &Origin, irp: u64, info: u64, status: u32) -> SysRecord<56> 
 /// The stack record of an Image event: paths up to 147 UTF-16 units.
 type ImageRecord = SysRecord<384>;
 
+/// The stack record of an Image event with a path of at most [`SHORT_IMAGE_PATH`] bytes
+/// (P15: zeroing 256 bytes is sixteen stores in line, 384 a call to `memset`).
+type ShortImageRecord = SysRecord<256>;
+
+/// The longest path, in UTF-8 bytes, that [`ShortImageRecord`] takes: 32 + 56 bytes before
+/// the name, and a UTF-16 unit per byte at most, with the NUL.
+const SHORT_IMAGE_PATH: usize = (256 - 32 - 56 - 2) / 2;
+
 /// Image Load or Unload (v3) into `r` (a header only) — [`image_values`]'s bytes; false if
 /// the path does not fit the stack record (the caller then takes the generic encoder).
 /// Inlined into a fresh record, so the fixed fields' offsets are known and need no checks.
 #[inline(always)]
-fn image_record(r: &mut ImageRecord, pid: u32, base: u64, i: &ImageRow) -> bool {
+fn image_record<const N: usize>(r: &mut SysRecord<N>, pid: u32, base: u64, i: &ImageRow) -> bool {
     r.u64(base)
         .u64(i.size)
         .u32(pid)
@@ -515,7 +582,7 @@ impl Kernel {
             package: spec.package_id.clone().unwrap_or_default(),
             app_id: spec.package_app_id.clone().unwrap_or_default(),
             threads: BTreeMap::new(),
-            images: BTreeMap::new(),
+            images: Vec::new(),
             next_image: 0,
         };
         let sys = &self.inner.sys;
@@ -576,7 +643,7 @@ impl Kernel {
             .lock()
             .processes
             .get(&key)
-            .map(|p| p.images.keys().copied().collect())
+            .map(|p| p.images.iter().map(|(base, _)| *base).collect())
             .unwrap_or_default();
         for base in bases {
             self.os_image_unloaded(key, base);
@@ -641,22 +708,38 @@ impl Kernel {
                 HOOKS.thread_end
             };
             let mut r = thread_record(hook, &o, pid, tid, self.cpu_count());
-            emit::classic_record(&self.inner.sys.loggers.borrowed(), flag::THREAD, &mut r, &o);
+            (self.inner.sys.loggers).with(|l| emit::classic_record(l, flag::THREAD, &mut r, &o));
         }
     }
 
     /// Image Load or Unload into the system loggers that take images: built in place, or by
     /// the generic encoder for a path too long for the stack record.
     fn image_event(&self, load: bool, pid: u32, base: u64, row: &ImageRow, o: &Origin) {
+        if row.path.len() <= SHORT_IMAGE_PATH {
+            self.image_event_in::<{ ShortImageRecord::SIZE }>(load, pid, base, row, o);
+        } else {
+            self.image_event_in::<{ ImageRecord::SIZE }>(load, pid, base, row, o);
+        }
+    }
+
+    /// [`Kernel::image_event`] with a stack record of `N` bytes.
+    #[inline(always)]
+    fn image_event_in<const N: usize>(
+        &self,
+        load: bool,
+        pid: u32,
+        base: u64,
+        row: &ImageRow,
+        o: &Origin,
+    ) {
         let (hook, name) = if load {
             (HOOKS.image_load, "Load")
         } else {
             (HOOKS.image_unload, "Unload")
         };
-        let mut r = ImageRecord::new(hook, o);
+        let mut r = SysRecord::<N>::new(hook, o);
         if image_record(&mut r, pid, base, row) {
-            let loggers = self.inner.sys.loggers.borrowed();
-            emit::classic_record(&loggers, flag::IMAGE_LOAD, &mut r, o);
+            (self.inner.sys.loggers).with(|l| emit::classic_record(l, flag::IMAGE_LOAD, &mut r, o));
         } else {
             emit_classic(
                 self,
@@ -675,9 +758,10 @@ impl Kernel {
             let Some(p) = os.processes.get_mut(&key) else {
                 return;
             };
-            let Some(row) = p.images.remove(&base) else {
+            let Ok(at) = p.images.binary_search_by_key(&base, |(b, _)| *b) else {
                 return;
             };
+            let (_, row) = p.images.remove(at);
             (p.pid, row)
         };
         if sys.loggers.wants(u64::from(flag::IMAGE_LOAD)) {
@@ -724,7 +808,7 @@ impl Process {
     /// # Errors
     /// `ERROR_INVALID_PARAMETER` for an unusable path, a size of 0, or an exited process.
     pub fn load_image(&self, path: &str, size: u64) -> Result<Image> {
-        let nt = nt_path(path)?;
+        let nt = nt_path_shared(path)?;
         if size == 0 {
             return Err(Error::invalid("an image has a size"));
         }
@@ -735,7 +819,7 @@ impl Process {
             size,
             checksum,
             time_date_stamp: checksum.rotate_left(7) & 0x7FFF_FFFF,
-            path: nt.into(),
+            path: nt,
         };
         let base = {
             let mut os = sys.os.lock();
@@ -744,7 +828,8 @@ impl Process {
             };
             let base = 0x0000_7FF6_0000_0000 + p.next_image * 0x100_0000;
             p.next_image += 1;
-            p.images.insert(base, row.clone());
+            debug_assert!(p.images.last().is_none_or(|(last, _)| *last < base));
+            p.images.push((base, row.clone()));
             base
         };
         if sys
@@ -1131,13 +1216,14 @@ impl FileHandle {
         } else {
             (HOOKS.read, "Read")
         };
-        let loggers = sys.loggers.borrowed();
         let mut r = rw_record(hook, &o, offset, irp, self.object, self.key, len, io_flags);
-        emit::classic_record(&loggers, flag::FILE_IO_INIT, &mut r, &o);
-        if sys.loggers.wants(KERNEL_FILE) {
-            manifest::kernel_file(k, name, r.payload(), &o);
-        }
-        op_end(k, &loggers, irp, info, STATUS_SUCCESS, &o);
+        sys.loggers.with(|loggers| {
+            emit::classic_record(loggers, flag::FILE_IO_INIT, &mut r, &o);
+            if sys.loggers.wants(KERNEL_FILE) {
+                manifest::kernel_file(k, name, r.payload(), &o);
+            }
+            op_end(k, loggers, irp, info, STATUS_SUCCESS, &o);
+        });
     }
 
     /// A read that goes to the disk (a cache miss): FileIo Read, then DiskIo ReadInit (12)
@@ -1402,7 +1488,7 @@ fn op_recorded(
     let o = k.origin_of(p.start_key, p.pid);
     let irp = sys.irps.next();
     k.write_file_events(&[FileEvent::new(name, values(irp, o.tid))], &o, false);
-    op_end(k, &sys.loggers.borrowed(), irp, info, STATUS_SUCCESS, &o);
+    (sys.loggers).with(|l| op_end(k, l, irp, info, STATUS_SUCCESS, &o));
 }
 
 /// FileIo OperationEnd (76) of IRP `irp`, built in place, to the system loggers taking
@@ -1491,6 +1577,36 @@ mod tests {
     /// The conversion every path-taking OS call makes, against the plain `format!` it
     /// replaced: C: is volume 3, letters map in order, `/` becomes `\`, a leading separator
     /// after the drive is dropped, an NT path is kept, anything else is relative to C:.
+    /// The word-at-a-time scan against a byte loop: a 0 or a `/` at every place of every
+    /// length up to five words, among bytes that differ from them in one bit or in the
+    /// high bit (which the zero-byte test must not take for a match).
+    #[test]
+    fn nul_and_slash_finds_each_at_every_place() {
+        let near = [
+            1u8,
+            0x80,
+            0xFF,
+            b'/' - 1,
+            b'/' + 1,
+            b'/' | 0x80,
+            b'/' ^ 1,
+            b'.',
+        ];
+        for len in 0..=40 {
+            for fill in near {
+                let mut b = vec![fill; len];
+                assert_eq!(nul_and_slash(&b), (false, false), "{len} × {fill:#x}");
+                for at in 0..len {
+                    for (c, want) in [(0u8, (true, false)), (b'/', (false, true))] {
+                        b[at] = c;
+                        assert_eq!(nul_and_slash(&b), want, "{len} × {fill:#x}, {c:#x} at {at}");
+                        b[at] = fill;
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn nt_path_builds_the_device_path() {
         fn reference(path: &str) -> String {
@@ -1521,7 +1637,22 @@ mod tests {
             "é/ü.txt",
         ] {
             assert_eq!(nt_path(p).expect("a usable path"), reference(p), "{p}");
+            assert_eq!(
+                &*nt_path_shared(p).expect("a usable path"),
+                reference(p),
+                "{p}"
+            );
         }
+        // The shared form rejects what `nt_path` rejects, and a long path after a short one
+        // is whole (the scratch string is reused).
+        assert!(nt_path_shared("").is_err());
+        assert!(nt_path_shared("C:\\a\0b").is_err());
+        let long = format!("C:\\{}", "d/".repeat(3000));
+        assert_eq!(&*nt_path_shared(&long).expect("long"), reference(&long));
+        assert_eq!(
+            &*nt_path_shared("C:\\a").expect("short"),
+            reference("C:\\a")
+        );
         assert_eq!(
             nt_path("Z:\\a").expect("Z:"),
             "\\Device\\HarddiskVolume26\\a"
@@ -1616,10 +1747,19 @@ mod tests {
         // rule: KRN-29
         for o in &origins() {
             // Every ASCII length of a whole path (the widening's sixteen-character steps
-            // and every remainder), and characters beyond ASCII.
+            // and every remainder); characters beyond ASCII, alone and after ASCII steps
+            // (the widened steps are undone); lengths whose last step reaches past the
+            // string close to the record's end.
             let full = r"\Device\HarddiskVolume3\Windows\System32\version.dll";
-            let paths = (0..=full.len()).map(|n| &full[..n]).chain(["é€𝄞", "abcdé"]);
+            let mixed = [15, 16, 17, 31, 32, 47].map(|n| format!("{}é{}", &full[..n], &full[n..]));
+            let long = [82, 83, 84, 129, 140, 144, 145, 146].map(|n| "x".repeat(n));
+            let paths = (0..=full.len())
+                .map(|n| full[..n].to_string())
+                .chain(["é€𝄞".to_string(), "abcdé".to_string()])
+                .chain(mixed)
+                .chain(long);
             for path in paths {
+                let path = path.as_str();
                 let row = ImageRow {
                     size: 0x1_2000,
                     path: path.into(),
@@ -1628,10 +1768,18 @@ mod tests {
                 };
                 for (hook, name) in [(HOOKS.image_load, "Load"), (HOOKS.image_unload, "Unload")] {
                     let base = 0x0000_7FF6_0100_0000;
+                    let values = image_values(o.pid, base, &row);
+                    let expected = generic(&IMAGE, name, 3, &values, o);
                     let mut r = ImageRecord::new(hook, o);
                     assert!(image_record(&mut r, o.pid, base, &row));
-                    let values = image_values(o.pid, base, &row);
-                    assert_eq!(r.record(), generic(&IMAGE, name, 3, &values, o));
+                    assert_eq!(r.record(), expected, "{path}");
+                    assert!(r.buf_tail_is_zero(), "{path}");
+                    if path.len() <= SHORT_IMAGE_PATH {
+                        let mut r = ShortImageRecord::new(hook, o);
+                        assert!(image_record(&mut r, o.pid, base, &row));
+                        assert_eq!(r.record(), expected, "{path}");
+                        assert!(r.buf_tail_is_zero(), "{path}");
+                    }
                 }
             }
             for cpus in [1, 4, 63, 64, 640] {
@@ -1641,6 +1789,26 @@ mod tests {
                     assert_eq!(r.record(), generic(&THREAD, name, 3, &values, o));
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_short_image_record_takes_every_path_of_its_length_and_no_longer_one() {
+        let o = origins()[0];
+        let row = |path: String| ImageRow {
+            size: 0x1000,
+            path: path.into(),
+            checksum: 1,
+            time_date_stamp: 2,
+        };
+        for (path, fits) in [
+            ("x".repeat(SHORT_IMAGE_PATH), true),
+            ("x".repeat(SHORT_IMAGE_PATH + 1), false),
+            (format!("{}é", "x".repeat(SHORT_IMAGE_PATH - 2)), true),
+        ] {
+            let row = row(path);
+            let mut r = ShortImageRecord::new(HOOKS.image_load, &o);
+            assert_eq!(image_record(&mut r, 1, 0x1000, &row), fits, "{}", row.path);
         }
     }
 
