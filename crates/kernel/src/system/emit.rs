@@ -123,9 +123,9 @@ impl Loggers {
     /// after the snapshot, so a cached snapshot of the version read here (Acquire) *is* the
     /// current one. A hit takes no reference count and no `ArcSwap` debt slot: no locked
     /// instruction (P15: the `ArcSwap` load was ≈ 88 instructions an event). A miss loads
-    /// the snapshot and caches it. The cached snapshot can outlive its replacement until
-    /// this thread's next OS operation; a logger in it that has stopped takes no events
-    /// (`accepts_writes`).
+    /// the snapshot and caches it in place of the last. A replaced snapshot is never used
+    /// again, but the cache keeps it, and its loggers' contexts, alive until this thread's
+    /// next OS operation of any kernel (one snapshot per thread).
     #[inline(always)]
     pub(crate) fn with<R>(&self, f: impl FnOnce(&[Arc<SysLogger>]) -> R) -> R {
         with_writer_local(|local| {
