@@ -18,7 +18,9 @@
 //!   operation per iteration, against `floor_provider_write`: `Provider::write` of payloads of
 //!   the same sizes (one write per event the operation records: FileIo Read 67 and
 //!   OperationEnd 76; Image Load 10 and Unload 2) into a session of the same kind, stepped
-//!   the same way. Target: ≤ 1.2× the floor.
+//!   the same way. Target: ≤ 1.2× the floor. `no_session` is the same operation on the same
+//!   kernel, stepped the same way, with no session at all: `kernel_session` − `no_session` is
+//!   what recording adds, against the same floor.
 //!
 //! The payload sizes are measured at start: the operation is recorded once by a deterministic
 //! kernel session and its records' payload lengths read back. Commands: docs/PERFORMANCE.md.
@@ -214,21 +216,23 @@ fn bench(c: &mut Criterion) {
             format!("{name}/provider"),
             s.stop().expect("stop").events_lost,
         ));
-        let s = kernel_session(&det, &det_admin);
         let mut n = 0u64;
-        g.bench_function("kernel_session", |b| {
-            b.iter(|| {
-                if name == "file_read" {
-                    file_read(black_box(&det_file));
-                } else {
-                    image_load_unload(&det.app);
-                }
-                n += 1;
-                if n % STEP == 0 {
-                    det.kernel.run_pending();
-                }
-            })
-        });
+        let mut op = || {
+            if name == "file_read" {
+                file_read(black_box(&det_file));
+            } else {
+                image_load_unload(&det.app);
+            }
+            n += 1;
+            if n % STEP == 0 {
+                det.kernel.run_pending();
+            }
+        };
+        // The same operation on the same kernel with no session: what the OS does by itself,
+        // so that `kernel_session` − `no_session` is what recording adds.
+        g.bench_function("no_session", |b| b.iter(&mut op));
+        let s = kernel_session(&det, &det_admin);
+        g.bench_function("kernel_session", |b| b.iter(&mut op));
         losses.push((
             format!("{name}/kernel"),
             s.stop().expect("stop").events_lost,
