@@ -7,7 +7,7 @@ use crate::control::provider::RegEntry;
 use crate::control::session::LoggerContext;
 use crate::data::buffer::Record;
 use crate::data::write::{refusal, store_bytes};
-use crate::machine::thread::with_writer_local;
+use crate::machine::thread::{WRITER_LOCAL, WriterLocal};
 use crate::system::flags::{GroupMask, SystemProvider};
 use arc_swap::ArcSwap;
 use etwsim_decode::fields::Value;
@@ -127,23 +127,49 @@ impl Loggers {
     /// again, but the cache keeps it, and its loggers' contexts, alive until this thread's
     /// next OS operation of any kernel (one snapshot per thread).
     #[inline(always)]
-    pub(crate) fn with<R>(&self, f: impl FnOnce(&[Arc<SysLogger>]) -> R) -> R {
-        with_writer_local(|local| {
-            let version = self.version.load(Ordering::Acquire);
-            let cache = local.map(|l| &l.sys);
-            let hit = cache.and_then(|c| c.try_borrow().ok()).and_then(|c| {
-                std::cell::Ref::filter_map(c, |c| c.as_deref().filter(|s| s.version == version))
-                    .ok()
-            });
-            if let Some(s) = hit {
-                return f(&s.list);
+    pub(crate) fn with(&self, f: impl FnOnce(&[Arc<SysLogger>])) {
+        // One call site of `f` on the common path, so that it is inlined here (through
+        // `with_writer_local`, whose closure has two, the operation's events were an
+        // outlined call). `f` is left only while this thread's locals are being destroyed.
+        let mut f = Some(f);
+        let _ = WRITER_LOCAL.try_with(|local| {
+            if let Some(f) = f.take() {
+                self.with_in(Some(local), f);
             }
-            let s = self.snapshot.load_full();
-            if let Some(mut c) = cache.and_then(|c| c.try_borrow_mut().ok()) {
-                *c = Some(s.clone());
+        });
+        if let Some(f) = f {
+            self.with_no_locals(f);
+        }
+    }
+
+    /// [`Loggers::with`] with no thread-local cache.
+    #[cold]
+    #[inline(never)]
+    fn with_no_locals(&self, f: impl FnOnce(&[Arc<SysLogger>])) {
+        self.with_in(None, f);
+    }
+
+    /// [`Loggers::with`] with this OS thread's writer state, if any.
+    #[inline(always)]
+    fn with_in(&self, local: Option<&WriterLocal>, f: impl FnOnce(&[Arc<SysLogger>])) {
+        let version = self.version.load(Ordering::Acquire);
+        let cache = local.map(|l| &l.sys);
+        let hit = cache.and_then(|c| c.try_borrow().ok()).and_then(|c| {
+            std::cell::Ref::filter_map(c, |c| c.as_deref().filter(|s| s.version == version)).ok()
+        });
+        let loaded;
+        let snapshot: &Snapshot = match &hit {
+            Some(s) => s,
+            None => {
+                let s = self.snapshot.load_full();
+                if let Some(mut c) = cache.and_then(|c| c.try_borrow_mut().ok()) {
+                    *c = Some(s.clone());
+                }
+                loaded = s;
+                &loaded
             }
-            f(&s.list)
-        })
+        };
+        f(&snapshot.list);
     }
 
     pub(crate) fn find(&self, ctx: &Arc<LoggerContext>) -> Option<Arc<SysLogger>> {
