@@ -264,7 +264,7 @@ fn nt_path_shared(path: &str) -> Result<Arc<str>> {
 
 /// Whether any byte of `b` is 0, and whether any is `/`: eight bytes a step, each tested
 /// with the zero-byte test `(w - 0x01…) & !w & 0x80…` (exact as to whether some byte is 0),
-/// on the word and on the word XOR `/////////` (P15: a byte-at-a-time fold took ≈ 4
+/// on the word and on the word XOR `////////` (P15: a byte-at-a-time fold took ≈ 4
 /// instructions a byte).
 fn nul_and_slash(b: &[u8]) -> (bool, bool) {
     const ONES: u64 = u64::from_le_bytes([0x01; 8]);
@@ -708,7 +708,10 @@ impl Kernel {
                 HOOKS.thread_end
             };
             let mut r = thread_record(hook, &o, pid, tid, self.cpu_count());
-            (self.inner.sys.loggers).with(|l| emit::classic_record(l, flag::THREAD, &mut r, &o));
+            self.inner
+                .sys
+                .loggers
+                .with(|l| emit::classic_record(l, flag::THREAD, &mut r, &o));
         }
     }
 
@@ -739,7 +742,10 @@ impl Kernel {
         };
         let mut r = SysRecord::<N>::new(hook, o);
         if image_record(&mut r, pid, base, row) {
-            (self.inner.sys.loggers).with(|l| emit::classic_record(l, flag::IMAGE_LOAD, &mut r, o));
+            self.inner
+                .sys
+                .loggers
+                .with(|l| emit::classic_record(l, flag::IMAGE_LOAD, &mut r, o));
         } else {
             emit_classic(
                 self,
@@ -1488,7 +1494,8 @@ fn op_recorded(
     let o = k.origin_of(p.start_key, p.pid);
     let irp = sys.irps.next();
     k.write_file_events(&[FileEvent::new(name, values(irp, o.tid))], &o, false);
-    (sys.loggers).with(|l| op_end(k, l, irp, info, STATUS_SUCCESS, &o));
+    sys.loggers
+        .with(|l| op_end(k, l, irp, info, STATUS_SUCCESS, &o));
 }
 
 /// FileIo OperationEnd (76) of IRP `irp`, built in place, to the system loggers taking
@@ -1574,9 +1581,6 @@ fn wildcard(pattern: &str, name: &str) -> bool {
 mod tests {
     use super::*;
 
-    /// The conversion every path-taking OS call makes, against the plain `format!` it
-    /// replaced: C: is volume 3, letters map in order, `/` becomes `\`, a leading separator
-    /// after the drive is dropped, an NT path is kept, anything else is relative to C:.
     /// The word-at-a-time scan against a byte loop: a 0 or a `/` at every place of every
     /// length up to five words, among bytes that differ from them in one bit or in the
     /// high bit (which the zero-byte test must not take for a match).
@@ -1607,6 +1611,9 @@ mod tests {
         }
     }
 
+    /// The conversion every path-taking OS call makes, against the plain `format!` it
+    /// replaced: C: is volume 3, letters map in order, `/` becomes `\`, a leading separator
+    /// after the drive is dropped, an NT path is kept, anything else is relative to C:.
     #[test]
     fn nt_path_builds_the_device_path() {
         fn reference(path: &str) -> String {
