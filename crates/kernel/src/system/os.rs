@@ -1799,15 +1799,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_short_image_record_takes_every_path_of_its_length_and_no_longer_one() {
-        let o = origins()[0];
-        let row = |path: String| ImageRow {
+    /// An image row of `path` with made-up size, checksum and link time.
+    fn row(path: String) -> ImageRow {
+        ImageRow {
             size: 0x1000,
             path: path.into(),
             checksum: 1,
             time_date_stamp: 2,
-        };
+        }
+    }
+
+    #[test]
+    fn the_short_image_record_takes_every_path_of_its_length_and_no_longer_one() {
+        let o = origins()[0];
         for (path, fits) in [
             ("x".repeat(SHORT_IMAGE_PATH), true),
             ("x".repeat(SHORT_IMAGE_PATH + 1), false),
@@ -1833,12 +1837,6 @@ mod tests {
     #[test]
     fn an_image_path_too_long_for_the_stack_record_takes_the_generic_encoder() {
         let o = origins()[1];
-        let row = |path: String| ImageRow {
-            size: 0x1000,
-            path: path.into(),
-            checksum: 1,
-            time_date_stamp: 2,
-        };
         // 32 + 56 bytes before the name: 147 UTF-16 units and the NUL fill 384 bytes.
         for (path, fits) in [
             ("x".repeat(147), true),
