@@ -42,7 +42,9 @@ use crate::control::filter::{
 use crate::control::session::{LoggerContext, Session, Target, TraceHandle};
 use crate::machine::kernel::{Kernel, State};
 use crate::machine::process::{Process, ProcessRecord};
-use crate::machine::thread::{WriterLocal, with_writer_local};
+use crate::machine::thread::{
+    VersionCache, Versioned, WriterLocal, with_versioned, with_writer_local,
+};
 use crate::{Error, Result};
 use arc_swap::ArcSwap;
 use etwsim_types::{
@@ -228,17 +230,11 @@ const ROUTE_CACHE_SIZE: usize = 4;
 
 /// The route tables one OS thread wrote through recently (part of its
 /// [`crate::machine::thread::WriterLocal`]).
-pub(crate) struct RouteCache {
-    tables: [Option<Arc<Routes>>; ROUTE_CACHE_SIZE],
-    next: usize,
-}
+pub(crate) type RouteCache = VersionCache<Routes, ROUTE_CACHE_SIZE>;
 
-impl RouteCache {
-    pub(crate) const fn new() -> RouteCache {
-        RouteCache {
-            tables: [None, None, None, None],
-            next: 0,
-        }
+impl Versioned for Routes {
+    fn version(&self) -> u64 {
+        self.version
     }
 }
 
@@ -263,24 +259,14 @@ impl RegEntry {
     /// (`None` on a miss: [`RegEntry::with_routes_in`] then loads and caches it).
     #[inline(always)]
     pub(crate) fn cached_routes<'a>(&self, cache: &'a RouteCache) -> Option<&'a Routes> {
-        let version = self.routes_version.load(Ordering::Acquire);
-        cache
-            .tables
-            .iter()
-            .flatten()
-            .find(|t| t.version == version)
-            .map(|t| &**t)
+        cache.get(self.routes_version.load(Ordering::Acquire))
     }
 
-    /// Runs `f` with the registration's current route table.
-    ///
-    /// The table is looked up in a small per-OS-thread cache keyed by its version, which
-    /// `rebuild` publishes (Release) after the table: a version read here (Acquire) names a
-    /// table already swapped in, so a cached table of that version *is* the current one and
-    /// the write takes no reference count and no `ArcSwap` debt slot (P5). A miss loads the
-    /// table from the `ArcSwap` and caches it. A cached table can outlive its replacement
-    /// until this thread writes again (at most four per thread); a session it names that has
-    /// stopped is not written to (`is_running`).
+    /// Runs `f` with the registration's current route table, from this OS thread's
+    /// [`RouteCache`] (a [`VersionCache`]: `rebuild` stores the version after the table, so
+    /// a hit is the current table, used with no reference count and no `ArcSwap` debt slot,
+    /// P5). A replaced table can stay cached until this thread writes again (at most four per
+    /// thread); a session it names that has stopped is not written to (`is_running`).
     #[inline(always)]
     pub(crate) fn with_routes<R>(&self, f: impl FnOnce(&Routes) -> R) -> R {
         with_writer_local(|local| self.with_routes_in(local, f))
@@ -294,35 +280,12 @@ impl RegEntry {
         local: Option<&WriterLocal>,
         f: impl FnOnce(&Routes) -> R,
     ) -> R {
-        let version = self.routes_version.load(Ordering::Acquire);
-        let cache = local.map(|l| &l.routes);
-        // A hit keeps the cache borrowed while `f` runs; `f` has one call site, so it can be
-        // inlined here.
-        let hit = cache.and_then(|c| c.try_borrow().ok()).and_then(|c| {
-            std::cell::Ref::filter_map(c, |c| {
-                c.tables
-                    .iter()
-                    .flatten()
-                    .find(|t| t.version == version)
-                    .map(|t| &**t)
-            })
-            .ok()
-        });
-        let loaded;
-        let table: &Routes = match &hit {
-            Some(t) => t,
-            None => {
-                let t = self.routes.load_full();
-                if let Some(mut cache) = cache.and_then(|c| c.try_borrow_mut().ok()) {
-                    let slot = cache.next;
-                    cache.tables[slot] = Some(t.clone());
-                    cache.next = (slot + 1) % ROUTE_CACHE_SIZE;
-                }
-                loaded = t;
-                &loaded
-            }
-        };
-        f(table)
+        with_versioned(
+            local.map(|l| &l.routes),
+            self.routes_version.load(Ordering::Acquire),
+            || self.routes.load_full(),
+            f,
+        )
     }
 }
 

@@ -115,7 +115,85 @@ pub(crate) struct WriterLocal {
     pub(crate) routes: RefCell<crate::control::provider::RouteCache>,
     /// The system loggers' snapshot this thread's OS operations used last
     /// (`Loggers::with`).
-    pub(crate) sys: RefCell<Option<Arc<crate::system::emit::Snapshot>>>,
+    pub(crate) sys: RefCell<VersionCache<crate::system::emit::Snapshot, 1>>,
+}
+
+/// A value published with a version that no other value of its kind, in any kernel, shares:
+/// what a [`VersionCache`] holds.
+pub(crate) trait Versioned {
+    /// The value's version.
+    fn version(&self) -> u64;
+}
+
+/// Up to `N` published values this OS thread used recently, the newest replacing the oldest
+/// (part of its [`WriterLocal`]).
+///
+/// The publisher stores a value (an `ArcSwap`), then its version (Release). A reader that
+/// loads the version (Acquire) and finds a cached value of that version therefore holds the
+/// current value, with no reference count and no `ArcSwap` debt slot taken
+/// ([`with_versioned`]). A replaced value stays alive in the cache until this thread uses
+/// another of its kind. The route tables of provider writes (`RegEntry::with_routes_in`) and
+/// the system loggers of OS operations (`Loggers::with`) are read this way.
+pub(crate) struct VersionCache<T, const N: usize> {
+    slots: [Option<Arc<T>>; N],
+    next: usize,
+}
+
+impl<T: Versioned, const N: usize> VersionCache<T, N> {
+    pub(crate) const fn new() -> Self {
+        VersionCache {
+            slots: [const { None }; N],
+            next: 0,
+        }
+    }
+
+    /// The cached value of version `version`, if any.
+    #[inline(always)]
+    pub(crate) fn get(&self, version: u64) -> Option<&T> {
+        self.slots
+            .iter()
+            .flatten()
+            .find(|t| t.version() == version)
+            .map(|t| &**t)
+    }
+
+    /// Caches `value` in place of the oldest.
+    fn put(&mut self, value: Arc<T>) {
+        let slot = self.next;
+        self.slots[slot] = Some(value);
+        self.next = (slot + 1) % N;
+    }
+}
+
+/// Runs `f` with the value whose version is `version`: the one in `cache` when it holds it,
+/// else `load()`'s, which is then cached. `cache` is `None` while this thread's locals are
+/// being destroyed, or busy when `f` itself reaches the same cache: `load()` serves then.
+///
+/// A hit keeps the cache borrowed while `f` runs; `f` has one call site, so it can be inlined
+/// here.
+#[inline(always)]
+pub(crate) fn with_versioned<T: Versioned, const N: usize, R>(
+    cache: Option<&RefCell<VersionCache<T, N>>>,
+    version: u64,
+    load: impl FnOnce() -> Arc<T>,
+    f: impl FnOnce(&T) -> R,
+) -> R {
+    let hit = cache
+        .and_then(|c| c.try_borrow().ok())
+        .and_then(|c| std::cell::Ref::filter_map(c, |c| c.get(version)).ok());
+    let loaded;
+    let value: &T = match &hit {
+        Some(t) => t,
+        None => {
+            let t = load();
+            if let Some(mut c) = cache.and_then(|c| c.try_borrow_mut().ok()) {
+                c.put(t.clone());
+            }
+            loaded = t;
+            &loaded
+        }
+    };
+    f(value)
 }
 
 thread_local! {
@@ -124,7 +202,7 @@ thread_local! {
             entered: RefCell::new(Vec::new()),
             implicit: RefCell::new(Vec::new()),
             routes: RefCell::new(crate::control::provider::RouteCache::new()),
-            sys: RefCell::new(None),
+            sys: RefCell::new(VersionCache::new()),
         }
     };
 }
@@ -316,5 +394,70 @@ impl Process {
         with_current(&self.kernel, self.start_key, |t| {
             activity_control(t, &self.kernel, code, id)
         });
+    }
+}
+
+#[cfg(all(test, not(etwsim_loom)))]
+mod tests {
+    use super::*;
+
+    struct V(u64);
+
+    impl Versioned for V {
+        fn version(&self) -> u64 {
+            self.0
+        }
+    }
+
+    /// What `with_versioned` served for `version`, and whether it had to load it.
+    fn serve<const N: usize>(cache: Option<&RefCell<VersionCache<V, N>>>, version: u64) -> bool {
+        let mut loaded = false;
+        let seen = with_versioned(
+            cache,
+            version,
+            || {
+                loaded = true;
+                Arc::new(V(version))
+            },
+            |v| v.0,
+        );
+        assert_eq!(seen, version);
+        loaded
+    }
+
+    #[test]
+    fn a_version_cache_serves_what_it_holds_and_replaces_the_oldest() {
+        let cache = RefCell::new(VersionCache::<V, 2>::new());
+        assert!(serve(Some(&cache), 1), "an empty cache loads");
+        assert!(!serve(Some(&cache), 1), "then holds");
+        assert!(serve(Some(&cache), 2));
+        assert!(!serve(Some(&cache), 1) && !serve(Some(&cache), 2));
+        assert!(
+            serve(Some(&cache), 3),
+            "a third version replaces the oldest…"
+        );
+        assert!(serve(Some(&cache), 1), "…which must be loaded again");
+        assert!(!serve(Some(&cache), 3));
+    }
+
+    #[test]
+    fn a_one_slot_cache_keeps_the_last_version() {
+        let cache = RefCell::new(VersionCache::<V, 1>::new());
+        assert!(serve(Some(&cache), 7));
+        assert!(!serve(Some(&cache), 7));
+        assert!(serve(Some(&cache), 8));
+        assert!(serve(Some(&cache), 7));
+    }
+
+    #[test]
+    fn a_busy_or_missing_cache_loads_every_time() {
+        assert!(serve::<1>(None, 4) && serve::<1>(None, 4));
+        let cache = RefCell::new(VersionCache::<V, 1>::new());
+        assert!(serve(Some(&cache), 5));
+        let _busy = cache.borrow_mut();
+        assert!(
+            serve(Some(&cache), 5),
+            "a cache borrowed elsewhere is not read"
+        );
     }
 }

@@ -7,7 +7,7 @@ use crate::control::provider::RegEntry;
 use crate::control::session::LoggerContext;
 use crate::data::buffer::Record;
 use crate::data::write::{refusal, store_bytes};
-use crate::machine::thread::{WRITER_LOCAL, WriterLocal};
+use crate::machine::thread::{Versioned, WRITER_LOCAL, WriterLocal, with_versioned};
 use crate::system::flags::{GroupMask, SystemProvider};
 use arc_swap::ArcSwap;
 use etwsim_decode::fields::Value;
@@ -85,6 +85,12 @@ pub(crate) struct Snapshot {
     pub(crate) list: Vec<Arc<SysLogger>>,
 }
 
+impl Versioned for Snapshot {
+    fn version(&self) -> u64 {
+        self.version
+    }
+}
+
 impl std::ops::Deref for Snapshot {
     type Target = [Arc<SysLogger>];
     fn deref(&self) -> &[Arc<SysLogger>] {
@@ -116,16 +122,13 @@ impl Loggers {
         self.snapshot.load_full()
     }
 
-    /// Runs `f` with the current system loggers, for one operation's events.
-    ///
-    /// As the route tables of a provider write ([`RegEntry::with_routes`]): the snapshot is
-    /// looked up in this OS thread's cache by its version, which `publish` stores (Release)
-    /// after the snapshot, so a cached snapshot of the version read here (Acquire) *is* the
-    /// current one. A hit takes no reference count and no `ArcSwap` debt slot: no locked
-    /// instruction (P15: the `ArcSwap` load was ≈ 88 instructions an event). A miss loads
-    /// the snapshot and caches it in place of the last. A replaced snapshot is never used
-    /// again, but the cache keeps it, and its loggers' contexts, alive until this thread's
-    /// next OS operation of any kernel (one snapshot per thread).
+    /// Runs `f` with the current system loggers, for one operation's events, from this OS
+    /// thread's one-snapshot [`VersionCache`](crate::machine::thread::VersionCache) (`publish`
+    /// stores the version after the snapshot), as a provider write finds its route table
+    /// ([`RegEntry::with_routes`]). A hit takes no reference count and no `ArcSwap` debt
+    /// slot: no locked instruction (P15: the `ArcSwap` load was ≈ 88 instructions an event).
+    /// A replaced snapshot is never used again, but the cache keeps it, and its loggers'
+    /// contexts, alive until this thread's next OS operation of any kernel.
     #[inline(always)]
     pub(crate) fn with(&self, f: impl FnOnce(&[Arc<SysLogger>])) {
         // One call site of `f` on the common path, so that it is inlined here (through
@@ -152,24 +155,12 @@ impl Loggers {
     /// [`Loggers::with`] with this OS thread's writer state, if any.
     #[inline(always)]
     fn with_in(&self, local: Option<&WriterLocal>, f: impl FnOnce(&[Arc<SysLogger>])) {
-        let version = self.version.load(Ordering::Acquire);
-        let cache = local.map(|l| &l.sys);
-        let hit = cache.and_then(|c| c.try_borrow().ok()).and_then(|c| {
-            std::cell::Ref::filter_map(c, |c| c.as_deref().filter(|s| s.version == version)).ok()
-        });
-        let loaded;
-        let snapshot: &Snapshot = match &hit {
-            Some(s) => s,
-            None => {
-                let s = self.snapshot.load_full();
-                if let Some(mut c) = cache.and_then(|c| c.try_borrow_mut().ok()) {
-                    *c = Some(s.clone());
-                }
-                loaded = s;
-                &loaded
-            }
-        };
-        f(&snapshot.list);
+        with_versioned(
+            local.map(|l| &l.sys),
+            self.version.load(Ordering::Acquire),
+            || self.snapshot.load_full(),
+            |s| f(&s.list),
+        );
     }
 
     pub(crate) fn find(&self, ctx: &Arc<LoggerContext>) -> Option<Arc<SysLogger>> {
