@@ -27,9 +27,25 @@ git worktree add --detach "$WT" HEAD >/dev/null
 export CARGO_TARGET_DIR="$ROOT/target/p10-prototype"
 bench() {
     (cd "$WT" && cargo bench --bench deterministic -- --warm-up-time 1 --measurement-time 5 \
-        --sample-size 30 'floor_bump_copy|step_every_64' 2>/dev/null |
-        grep -E '^deterministic/|time:' | grep -v change | paste - - |
-        awk -v what="$1" '{ print what ": " $1 " " $5 " " $6 }')
+        --sample-size 30 'floor_bump_copy|step_every_64' 2>/dev/null) |
+        python3 -c '
+import re, sys
+what, name, floor = sys.argv[1], None, None
+for line in sys.stdin:
+    m = re.match(r"(deterministic/\S+)", line)
+    if m:
+        name = m.group(1)
+    m = re.search(r"time:\s+\[[\d.]+ \S+ ([\d.]+) ns [\d.]+ \S+\]", line)
+    if m and name:
+        ns = float(m.group(1))
+        if name.endswith("floor_bump_copy"):
+            floor = ns
+            print(f"{what}: {name} {ns:.3f} ns")
+        else:
+            ratio = f" = {ns / floor:.2f}x the floor" if floor else ""
+            print(f"{what}: {name} {ns:.3f} ns{ratio}")
+        name = None
+' "$1"
 }
 git -C "$WT" apply "$ROOT/scripts/p10_prototype/lane.patch"
 if [ "$MODE" = "--test" ]; then
