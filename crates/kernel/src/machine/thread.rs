@@ -131,8 +131,8 @@ pub(crate) trait Versioned {
 /// The publisher stores a value (an `ArcSwap`), then its version (Release). A reader that
 /// loads the version (Acquire) and finds a cached value of that version therefore holds the
 /// current value, with no reference count and no `ArcSwap` debt slot taken
-/// ([`with_versioned`]). A replaced value stays alive in the cache until this thread uses
-/// another of its kind. The route tables of provider writes (`RegEntry::with_routes_in`) and
+/// ([`with_versioned`]). A replaced value stays alive in the cache until a newer one takes its
+/// slot. The route tables of provider writes (`RegEntry::with_routes_in`) and
 /// the system loggers of OS operations (`Loggers::with`) are read this way.
 pub(crate) struct VersionCache<T, const N: usize> {
     slots: [Option<Arc<T>>; N],
@@ -141,6 +141,7 @@ pub(crate) struct VersionCache<T, const N: usize> {
 
 impl<T: Versioned, const N: usize> VersionCache<T, N> {
     pub(crate) const fn new() -> Self {
+        const { assert!(N > 0, "a version cache holds at least one value") };
         VersionCache {
             slots: [const { None }; N],
             next: 0,
@@ -166,8 +167,10 @@ impl<T: Versioned, const N: usize> VersionCache<T, N> {
 }
 
 /// Runs `f` with the value whose version is `version`: the one in `cache` when it holds it,
-/// else `load()`'s, which is then cached. `cache` is `None` while this thread's locals are
-/// being destroyed, or busy when `f` itself reaches the same cache: `load()` serves then.
+/// else `load()`'s, which is then cached in place of the oldest. When `cache` is `None` (this
+/// thread's locals are being destroyed), `load()` serves and nothing is cached; while an outer
+/// call's `f` holds the cache (it reached the same cache again), a hit is still served and a
+/// miss is not cached.
 ///
 /// A hit keeps the cache borrowed while `f` runs; `f` has one call site, so it can be inlined
 /// here.
@@ -447,6 +450,19 @@ mod tests {
         assert!(!serve(Some(&cache), 7));
         assert!(serve(Some(&cache), 8));
         assert!(serve(Some(&cache), 7));
+    }
+
+    #[test]
+    fn a_cache_an_outer_call_holds_serves_hits_and_caches_nothing() {
+        let cache = RefCell::new(VersionCache::<V, 2>::new());
+        assert!(serve(Some(&cache), 1));
+        {
+            let _outer = cache.borrow(); // what an outer call's `f` holds after a hit
+            assert!(!serve(Some(&cache), 1), "a hit is served");
+            assert!(serve(Some(&cache), 2));
+        }
+        assert!(serve(Some(&cache), 2), "the miss was not cached");
+        assert!(!serve(Some(&cache), 2));
     }
 
     #[test]
