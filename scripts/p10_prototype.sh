@@ -18,12 +18,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 MODE="${1:-bench}"
-WT="$(mktemp -d)/etwsim"
-cleanup() { git -C "$ROOT" worktree remove --force "$WT" >/dev/null 2>&1 || true; }
+TMP="$(mktemp -d)"
+WT="$TMP/etwsim"
+cleanup() {
+    git -C "$ROOT" worktree remove --force "$WT" >/dev/null 2>&1 || true
+    rm -rf "$TMP"
+}
 trap cleanup EXIT
 git worktree add --detach "$WT" HEAD >/dev/null
 # The benches and tests read ../shared beside the checkout, as in CI.
-[ -e "$WT/../shared" ] || ln -s "$ROOT/../shared" "$WT/../shared"
+ln -s "$ROOT/../shared" "$TMP/shared"
 export CARGO_TARGET_DIR="$ROOT/target/p10-prototype"
 bench() {
     (cd "$WT" && cargo bench --bench deterministic -- --warm-up-time 1 --measurement-time 5 \
