@@ -60,6 +60,29 @@ fn bench(c: &mut Criterion) {
         });
         losses.push((name, s.stop().expect("stop").events_lost));
     }
+    // The same writes into a single-threaded kernel (`KernelBuilder::single_threaded`): the
+    // single-threaded engine.
+    let st = Machine::single_threaded(2);
+    let _t = st.threads[0].enter();
+    for (name, step) in [
+        ("single_threaded_step_every_16", 16u64),
+        ("single_threaded_step_every_64", 64),
+        ("single_threaded_step_every_256", 256),
+    ] {
+        let s = st.session(&format!("p10_single_{step}"), EnableProperty::empty(), 256);
+        let mut n = 0u64;
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let r = st.provider.write(&desc, &[black_box(&payload)]);
+                n += 1;
+                if n % step == 0 {
+                    st.kernel.run_pending();
+                }
+                r
+            })
+        });
+        losses.push((name, s.stop().expect("stop").events_lost));
+    }
     g.finish();
     println!("\nEventsLost (must be 0):");
     for (name, l) in losses {

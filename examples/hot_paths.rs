@@ -11,6 +11,9 @@
 //! a named event no session's EVENT_NAME filter-in list holds, as `benches/write_filtered.rs`
 //! writes it).
 //!
+//! `hp_p10_single_threaded_step64` is the same as `hp_p10_write_step64` into a single-threaded
+//! kernel (`KernelBuilder::single_threaded`): the single-threaded engine P10 is measured on.
+//!
 //! `hp_p15_file_read_recorded` is P15's recorded file read: FileIo Read and OperationEnd
 //! into a system logger (FILE_IO | FILE_IO_INIT, a sink that discards) of the deterministic
 //! kernel, stepped every 64 reads, as `benches/system_ops.rs` records it.
@@ -227,6 +230,18 @@ fn hp_p10_write_step64(
     write_loop(3, n, Some(k), p, desc, payload)
 }
 
+/// P10 with the single-threaded engine: the same write into a single-threaded kernel.
+#[inline(never)]
+fn hp_p10_single_threaded_step64(
+    n: u64,
+    k: &Kernel,
+    p: &Provider,
+    desc: &EventDescriptor,
+    payload: &[u8],
+) -> u64 {
+    write_loop(7, n, Some(k), p, desc, payload)
+}
+
 /// P5: the same write in a threaded kernel (its logger thread hands the buffers back); only
 /// the writer's instructions are counted.
 #[inline(never)]
@@ -432,6 +447,30 @@ fn main() {
     let big = [0x5au8; 256];
     hits += hp_p6_write_256_step64(n, &kernel, &det, &desc, &big);
     assert_eq!(s.stop().expect("stop").events_lost, 0);
+
+    // P10 with the single-threaded engine: the same in a single-threaded kernel.
+    let single = Kernel::builder()
+        .deterministic(5)
+        .single_threaded()
+        .build()
+        .expect("a kernel");
+    let sapp = single
+        .spawn("hot.exe", Token::user("u"))
+        .expect("a process");
+    let sp = sapp.register_provider(P_WRITE).expect("a provider");
+    let sthread = sapp.spawn_thread(0).expect("a thread");
+    let _st = sthread.enter();
+    let ss = single
+        .session("p10")
+        .log_file("p10.etl")
+        .sink(Discard)
+        .buffer_size_kb(64)
+        .maximum_buffers(256)
+        .start()
+        .expect("a session");
+    ss.enable(P_WRITE, &EnableParams::new()).expect("enable");
+    hits += hp_p10_single_threaded_step64(n, &single, &sp, &desc, &payload);
+    assert_eq!(ss.stop().expect("stop").events_lost, 0);
 
     // P5: a threaded kernel, the same session shape.
     // Buffers for every event (see the session below): above the kernel's default caps on a

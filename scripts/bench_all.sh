@@ -5,8 +5,7 @@
 # the exact instruction counts of the sub-nanosecond paths (scripts/callgrind.sh), and,
 # when the parsers' venv exists, dissect.etl's side of P11 (scripts/bench_dissect.py), the
 # parsers' side of P14 (scripts/bench_decode_parsers.py) and P16, the whole `etwsim dump`
-# command against the parsers' dumps (scripts/bench_p16.sh), and last P10's experiment
-# (scripts/p10_prototype.sh).
+# command against the parsers' dumps (scripts/bench_p16.sh).
 #
 # Usage: scripts/bench_all.sh            (about 30 minutes on a 2-core machine)
 # Run it on a quiet machine: the ratios are within a run, but a loaded machine widens
@@ -45,5 +44,3 @@ else
 fi
 echo "== scripts/callgrind.sh"
 scripts/callgrind.sh
-echo "== scripts/p10_prototype.sh (P10: an experiment, the best case of a single-threaded engine)"
-scripts/p10_prototype.sh || echo "(the P10 prototype did not apply or build: see scripts/p10_prototype.sh)"

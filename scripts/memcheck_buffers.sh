@@ -8,8 +8,9 @@
 #   write path's (header and payload stores, the in-place system records);
 # - the integration tests of buffers (ring mode, growth, flushes, real time, the buffer
 #   header), of the event path (EventWrite, extended items, TraceLogging, classic events), of
-#   the kernel's own events (system records built in place) and the threaded stress tests
-#   (writers on several threads, logger threads reading and recycling buffers).
+#   the kernel's own events (system records built in place), the threaded stress tests
+#   (writers on several threads, logger threads reading and recycling buffers) and the
+#   single-threaded engine's (records written through its owner handle).
 #
 # Memory errors only (invalid reads and writes, uses of uninitialised bytes): leaks are not
 # checked here. The kernel's own leak — a kernel that registered its Kernel-File, -Process or
@@ -43,9 +44,9 @@ for line in sys.stdin:
 
 mapfile -t lib < <(executables -p etwsim-kernel --lib)
 mapfile -t integration < <(executables -p etwsim --test buffers --test events \
-    --test classic_events --test kernel_events --test stress)
-if [ "${#lib[@]}" -ne 1 ] || [ "${#integration[@]}" -ne 5 ]; then
-    echo "expected 1 + 5 test executables, got: ${lib[*]} ${integration[*]}" >&2
+    --test classic_events --test kernel_events --test stress --test single_threaded)
+if [ "${#lib[@]}" -ne 1 ] || [ "${#integration[@]}" -ne 6 ]; then
+    echo "expected 1 + 6 test executables, got: ${lib[*]} ${integration[*]}" >&2
     exit 1
 fi
 for t in "${lib[@]}" "${integration[@]}"; do

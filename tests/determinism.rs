@@ -77,12 +77,23 @@ fn write_on(
 
 /// The fixed scenario. Every number in it is arbitrary but fixed.
 fn scenario() -> Outcome {
-    let k = Kernel::builder()
+    scenario_on(false)
+}
+
+/// [`scenario`] on a plain deterministic kernel, or on a single-threaded one
+/// (`KernelBuilder::single_threaded`, its own engine).
+fn scenario_on(single_threaded: bool) -> Outcome {
+    let b = Kernel::builder()
         .cpus(4)
         .deterministic(0x00E7_5EED)
-        .drain_bandwidth(2_000_000)
-        .build()
-        .unwrap();
+        .drain_bandwidth(2_000_000);
+    let k = if single_threaded {
+        b.single_threaded()
+    } else {
+        b
+    }
+    .build()
+    .unwrap();
     let log: CallbackLog = Arc::default();
     let mut writes = Vec::new();
     let mut stats = Vec::new();
@@ -455,6 +466,16 @@ fn a_lossy_scenario_replays_byte_for_byte_and_matches_the_golden_hash() {
         hash, GOLDEN_FNV1A,
         "the scenario's buffers changed: if intended, regenerate GOLDEN_FNV1A (see its comment)"
     );
+}
+
+// The single-threaded engine writes what the shared path writes: the same scenario on a
+// single-threaded kernel gives the same outcome and the golden hash (its lane serves the
+// registrations with one session: g2 into Lossy).
+#[test]
+fn the_scenario_on_a_single_threaded_kernel_matches_the_golden_hash() {
+    let single = scenario_on(true);
+    assert_eq!(golden_hash(&single), GOLDEN_FNV1A);
+    assert_eq!(single, scenario());
 }
 
 // The hash above is the standard FNV-1a: the published test vectors.

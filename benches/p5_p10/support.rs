@@ -280,12 +280,26 @@ pub struct Machine {
 impl Machine {
     pub fn new(threaded: bool, cpus: u16) -> Machine {
         let b = Kernel::builder().cpus(cpus);
-        let kernel = if threaded {
-            b.threaded().build()
+        let b = if threaded {
+            b.threaded()
         } else {
-            b.deterministic(7).build()
-        }
-        .expect("a kernel");
+            b.deterministic(7)
+        };
+        Machine::with(b, cpus)
+    }
+
+    /// A single-threaded deterministic kernel (`KernelBuilder::single_threaded`), owned by
+    /// the calling thread.
+    pub fn single_threaded(cpus: u16) -> Machine {
+        let b = Kernel::builder()
+            .cpus(cpus)
+            .deterministic(7)
+            .single_threaded();
+        Machine::with(b, cpus)
+    }
+
+    fn with(builder: etwsim::KernelBuilder, cpus: u16) -> Machine {
+        let kernel = builder.build().expect("a kernel");
         let app = kernel
             .spawn("bench.exe", Token::user("bench"))
             .expect("a process");

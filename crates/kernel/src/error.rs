@@ -92,6 +92,11 @@ pub enum Error {
     /// (`ERROR_LOG_FILE_FULL`, the project's Win32 form of STATUS_LOG_FILE_FULL, EVT-08).
     #[error("the real-time backing store is full and no consumer is attached")]
     RealTimeBacklogFull,
+    /// A single-threaded kernel ([`KernelBuilder::single_threaded`](crate::KernelBuilder::single_threaded))
+    /// was asked to write, step its loggers or control its sessions from an OS thread other
+    /// than the one that built it (`ERROR_INVALID_THREAD_ID`, the simulator's contract).
+    #[error("this single-threaded kernel belongs to another OS thread")]
+    WrongThread,
     /// Any other documented Win32 code, with context.
     #[error("{code}: {context}")]
     Other {
@@ -123,6 +128,7 @@ impl Error {
             Error::EventLargerThanBuffer { .. } => Win32Error::ERROR_MORE_DATA,
             Error::NoFreeBuffer => Win32Error::ERROR_NOT_ENOUGH_MEMORY,
             Error::RealTimeBacklogFull => Win32Error::ERROR_LOG_FILE_FULL,
+            Error::WrongThread => Win32Error::ERROR_INVALID_THREAD_ID,
             Error::Other { code, .. } => *code,
         }
     }

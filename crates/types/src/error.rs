@@ -73,6 +73,9 @@ win32_codes! {
     ERROR_NOACCESS = 998;
     /// The operation was canceled by the user (1223).
     ERROR_CANCELLED = 1223;
+    /// The thread identifier is invalid (1444); a single-threaded kernel called from
+    /// another OS thread (the simulator's contract, `KernelBuilder::single_threaded`).
+    ERROR_INVALID_THREAD_ID = 1444;
     /// Insufficient system resources exist to complete the requested service (1450).
     ERROR_NO_SYSTEM_RESOURCES = 1450;
     /// This operation returned because the timeout period expired (1460).

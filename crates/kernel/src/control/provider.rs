@@ -187,7 +187,7 @@ pub(crate) struct Routes {
 /// One session's level and keyword test, precomputed (`level_keyword_pass`'s answer for
 /// every descriptor, `single_gate_matches_level_keyword_pass` checks it).
 #[derive(Copy, Clone, Debug, Default)]
-struct LevelKeywordGate {
+pub(crate) struct LevelKeywordGate {
     /// The effective level (0 → 255).
     level: u8,
     /// Keyword-0 events pass (no IGNORE_KEYWORD_0).
@@ -199,6 +199,14 @@ struct LevelKeywordGate {
 }
 
 impl LevelKeywordGate {
+    /// Takes nothing.
+    pub(crate) const NONE: LevelKeywordGate = LevelKeywordGate {
+        level: 0,
+        keyword_zero: false,
+        any: 0,
+        all: u64::MAX,
+    };
+
     fn new(f: &SlotFilter) -> LevelKeywordGate {
         let any = effective_any(f.match_any, true);
         LevelKeywordGate {
@@ -210,7 +218,7 @@ impl LevelKeywordGate {
     }
 
     #[inline]
-    fn passes(&self, d: &EventDescriptor) -> bool {
+    pub(crate) fn passes(&self, d: &EventDescriptor) -> bool {
         if d.level.0 > self.level {
             return false; // a level-0 event is never above it
         }
@@ -253,6 +261,12 @@ impl RegEntry {
         let any = self.any.load(Ordering::Relaxed);
         let all = self.all.load(Ordering::Relaxed);
         keyword.0 & any != 0 && keyword.0 & all == all
+    }
+
+    /// The version of the registration's current route table (0 while it has none).
+    #[inline(always)]
+    pub(crate) fn routes_version(&self) -> u64 {
+        self.routes_version.load(Ordering::Acquire)
     }
 
     /// The registration's current route table if this OS thread's route cache holds it
@@ -317,6 +331,25 @@ impl Routes {
     #[inline]
     pub(crate) fn single_passes(&self, d: &EventDescriptor) -> bool {
         self.single_gate.passes(d)
+    }
+
+    /// With `single`: the one session's level and keyword test.
+    pub(crate) fn single_gate(&self) -> LevelKeywordGate {
+        self.single_gate
+    }
+
+    /// With `single`: whether the session's level and keyword test is `reg`'s own
+    /// ([`RegEntry::is_enabled_for`] with its current word and keywords, which `rebuild`
+    /// made from this one session): then an event that passed that one passes this one.
+    pub(crate) fn single_gate_is(&self, reg: &RegEntry) -> bool {
+        let w = reg.word.load(Ordering::Relaxed);
+        let g = &self.single_gate;
+        self.single
+            && w != 0
+            && g.level == (w >> 8) as u8
+            && g.keyword_zero == (w & KW0 != 0)
+            && g.any == reg.any.load(Ordering::Relaxed)
+            && g.all == reg.all.load(Ordering::Relaxed)
     }
 }
 
@@ -1747,11 +1780,13 @@ impl Kernel {
         code: ControlCode,
         params: &EnableParams,
     ) -> Result<()> {
-        let r = self.control(|s: &mut State| {
-            let rec = s.live_process(caller.start_key)?.clone();
-            let ctx = s.resolve(caller.start_key, target)?;
-            s.enable_trace(&rec, &ctx, guid, code, params)
-                .map(|p| ((), p))
+        let r = self.check_thread().and_then(|()| {
+            self.control(|s: &mut State| {
+                let rec = s.live_process(caller.start_key)?.clone();
+                let ctx = s.resolve(caller.start_key, target)?;
+                s.enable_trace(&rec, &ctx, guid, code, params)
+                    .map(|p| ((), p))
+            })
         });
         self.note_control(
             || format!("EnableTraceEx2({})", code.name()),

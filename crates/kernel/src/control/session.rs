@@ -1070,6 +1070,7 @@ impl Kernel {
         sink: Option<Box<dyn Sink>>,
         autologger: bool,
     ) -> Result<Session> {
+        self.check_thread()?;
         let eff = validate(config, self.cpu_count(), self.config(), autologger)?;
         let kernel = self.clone();
         let ctx = self.control(move |s: &mut State| {
@@ -1135,6 +1136,9 @@ impl Kernel {
         code: TraceControl,
         update: Option<&SessionUpdate>,
     ) -> Result<SessionProperties> {
+        if code != TraceControl::Query {
+            self.check_thread()?; // a single-threaded kernel's buffers are its thread's
+        }
         if code == TraceControl::Stop {
             return self.stop_trace(caller, target);
         }
@@ -1186,6 +1190,7 @@ impl Kernel {
                     // SES-81: ETL writing off, real-time delivery on, from the next buffer.
                     ctx.flush_now(FlushReason::Control(code));
                     ctx.realtime.store(true, Ordering::Release);
+                    crate::machine::thread::invalidate_lanes(); // lanes keep `realtime`
                     if let Some(mut sink) = ctx.sink.lock().take() {
                         let _ = sink.close(&ctx.properties());
                     }
@@ -1244,6 +1249,8 @@ impl Kernel {
                     name: ctx.cfg.name.clone(),
                 });
             }
+            // The single-threaded engine's lanes write only into running sessions.
+            crate::machine::thread::invalidate_lanes();
             let pending = s.disable_everywhere(&ctx);
             Ok((ctx, pending))
         })?;
@@ -1537,7 +1544,8 @@ impl State {
                     usize::from(kernel.cpu_count())
                 },
                 eff.mode.contains(LogFileMode::BUFFERING),
-            ),
+            )
+            .owned_by(kernel.inner.owner),
             sink: Mutex::new(sink),
             rt: RealTime::new(kernel.config().realtime_backlog_buffers as usize),
             realtime: AtomicBool::new(eff.mode.contains(LogFileMode::REAL_TIME)),
@@ -1657,6 +1665,7 @@ impl State {
             live.mode.contains(LogFileMode::REAL_TIME),
             Ordering::Release,
         );
+        crate::machine::thread::invalidate_lanes(); // lanes keep `realtime`
         Ok(())
     }
 

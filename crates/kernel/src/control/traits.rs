@@ -114,6 +114,7 @@ impl Provider {
                 let group = traits.group();
                 info.traits = Some(traits);
                 let _ = self.reg.traits_blob.set(data.into());
+                crate::machine::thread::invalidate_lanes(); // a lane writes no traits item
                 info.use_descriptor_type = true;
                 drop(info);
                 // PRV-36: a group trait joins the group, and the sessions that enabled the

@@ -177,6 +177,9 @@ pub(crate) enum ReserveError {
     TooBig,
     /// No free buffer and the pool is at MaximumBuffers (EVT-07: `ERROR_NOT_ENOUGH_MEMORY`).
     NoBuffer,
+    /// The pool belongs to a single-threaded kernel and the caller is another OS thread
+    /// (`ERROR_INVALID_THREAD_ID`).
+    WrongThread,
 }
 
 /// A reserved, not yet committed, range of a buffer: made only by the pool's reservation, and
@@ -249,7 +252,9 @@ pub(crate) struct BufferPool {
     max: AtomicU32,
     /// Buffers handed out so far (NumberOfBuffers).
     allocated: AtomicU32,
-    buffers: Box<[Buffer]>,
+    /// Shared with the owner thread's [`OwnerHandle`] of a single-threaded pool (an `Arc`
+    /// costs the shared path nothing: its counts sit before the slice).
+    buffers: std::sync::Arc<[Buffer]>,
     free: FreeList,
     /// Sealed and drained buffers, oldest first: the flush queue.
     ready: IndexQueue,
@@ -262,9 +267,105 @@ pub(crate) struct BufferPool {
     waker: OnceLock<Box<dyn Fn() + Send + Sync>>,
     /// When a ready buffer wakes the logger thread (threaded mode; `data/doorbell.rs`).
     pub(crate) doorbell: Doorbell,
+    /// A single-threaded kernel's OS thread ([`crate::machine::thread::os_thread`]): the only
+    /// one that may reserve, seal or write through an [`Owned`] (see "The single-threaded
+    /// pool" below). 0: any thread.
+    owner: u64,
     /// The loom model's deliberate bug (`Bug::None` unless a test sets another).
     #[cfg(etwsim_loom)]
     bug: Bug,
+}
+
+/// The owner thread's hold on a single-threaded pool's buffers ([`BufferPool::cursor`]):
+/// made only on that thread, and not `Send`, so whoever holds one is the pool's owner (which
+/// never changes). It keeps the buffers alive, and writes records after a [`Cursor`].
+pub(crate) struct OwnerHandle {
+    buffers: std::sync::Arc<[Buffer]>,
+    _not_send: std::marker::PhantomData<*const ()>,
+}
+
+impl OwnerHandle {
+    /// Opens the range after `at` for one record of `len` bytes: `Some` when the buffer's
+    /// state is still `at.state` — nothing reserved in it, sealed it or recycled it since
+    /// the cursor was made. A record written through the returned [`Owned`] is the one a
+    /// reservation of `len` bytes at that offset would have written.
+    #[inline(always)]
+    pub(crate) fn open(&self, at: Cursor, len: u64) -> Option<Owned<'_>> {
+        let buffer = self.buffers.get(at.index as usize)?;
+        if buffer.state.load(Ordering::Relaxed) != at.state {
+            return None;
+        }
+        Some(Owned {
+            buffer,
+            at,
+            len,
+            _not_send: std::marker::PhantomData,
+        })
+    }
+}
+
+/// A single-threaded pool's in-use buffer of one CPU slot, as its owner last left it: the
+/// buffer's index and its state word ([`BufferPool::cursor`], [`Owned::write`]). Its
+/// fields are this module's: a cursor's state is always one with no writer in flight and
+/// no seal.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Cursor {
+    index: u32,
+    state: u64,
+}
+
+impl Cursor {
+    /// A cursor no buffer matches (the index of none).
+    pub(crate) const NONE: Cursor = Cursor {
+        index: u32::MAX,
+        state: 0,
+    };
+}
+
+/// One record's range in a single-threaded pool, opened by [`OwnerHandle::open`]: the proof
+/// that the calling OS thread owns the pool and that nothing was reserved after the cursor.
+/// Not `Send`: it is written on the thread that opened it.
+///
+/// # The single-threaded pool
+///
+/// The pool of a single-threaded kernel (`KernelBuilder::single_threaded`) has an `owner`,
+/// the OS thread that built the kernel. Every path that reaches its buffers' bytes or moves
+/// their state — reservation ([`BufferPool::record`], [`BufferPool::write_record`]), sealing
+/// ([`BufferPool::seal_all`], [`BufferPool::seal_if_full`]), the logger's pop
+/// ([`BufferPool::pop_ready`]) and the owner's [`OwnerHandle`] — checks that the caller is
+/// the owner, and refuses (or does nothing) otherwise. So one OS thread does everything to the buffers, in
+/// program order, and a record needs neither a CAS nor a writers count: [`Owned::write`]
+/// writes the bytes after the offset with plain stores and moves the offset with one store.
+/// The state word stays what the shared protocol above would leave (offset + `len`, no
+/// writer), so the reservation protocol, the seal and the logger take over from it as from
+/// any committed record.
+pub(crate) struct Owned<'a> {
+    buffer: &'a Buffer,
+    at: Cursor,
+    len: u64,
+    _not_send: std::marker::PhantomData<*mut u8>,
+}
+
+impl Owned<'_> {
+    /// Writes the record — the words of `head` (little-endian), `payload`, zeros to `len` —
+    /// and publishes it (the state word moves past it, `Release`). Returns the cursor after
+    /// it; `None`, with nothing written, if the record does not fit in the buffer, `len` is
+    /// not a multiple of 8, or `head` and `payload` take more than `len` bytes.
+    #[inline(always)]
+    pub(crate) fn write<const N: usize>(self, head: &[u64; N], payload: &[u8]) -> Option<Cursor> {
+        let Owned {
+            buffer, at, len, ..
+        } = self;
+        if !buffer
+            .bytes()
+            .write_record(offset(at.state) as usize, len as usize, head, payload)
+        {
+            return None;
+        }
+        let state = at.state + len;
+        buffer.state.store(state, Ordering::Release);
+        Some(Cursor { state, ..at })
+    }
 }
 
 /// The outcome of [`BufferPool::commit`]: whether the logger has work now.
@@ -302,6 +403,7 @@ impl BufferPool {
             ring,
             waker: OnceLock::new(),
             doorbell: Doorbell::new(),
+            owner: 0,
             #[cfg(etwsim_loom)]
             bug: Bug::None,
         };
@@ -311,6 +413,19 @@ impl BufferPool {
             }
         }
         pool
+    }
+
+    /// The pool of a single-threaded kernel owned by OS thread `owner` (`None`: shared).
+    pub(crate) fn owned_by(mut self, owner: Option<u64>) -> BufferPool {
+        self.owner = owner.unwrap_or(0);
+        self
+    }
+
+    /// `true` when the calling OS thread may not touch this pool's buffers: the pool has an
+    /// owner and it is another thread.
+    #[inline(always)]
+    fn foreign(&self) -> bool {
+        self.owner != 0 && self.owner != crate::machine::thread::os_thread()
     }
 
     /// Bytes per buffer.
@@ -535,6 +650,9 @@ impl BufferPool {
     /// zero-fills what was not written and commits.
     #[inline(always)]
     pub(crate) fn record(&self, cpu: usize, len: u64) -> Result<Reserved<'_>, ReserveError> {
+        if self.foreign() {
+            return Err(ReserveError::WrongThread);
+        }
         let r = self.reserve(cpu, len)?;
         let len = if injected!(self, RecordOverrun) {
             // Into the next record, never past the buffer (that the bounds check would refuse).
@@ -568,6 +686,9 @@ impl BufferPool {
         head: &[u64; N],
         payload: &[u8],
     ) -> Result<bool, ReserveError> {
+        if self.foreign() {
+            return Err(ReserveError::WrongThread);
+        }
         let slot = self.slot_of(cpu);
         let pc = &self.cpus[slot];
         pc.active.fetch_add(1, Ordering::SeqCst);
@@ -604,6 +725,35 @@ impl BufferPool {
         debug_assert!(written, "a reservation lies inside its buffer");
         let _ = self.commit_in(b, r.index);
         Ok(())
+    }
+
+    /// Where the next record of a single-threaded pool's owner goes in `cpu`'s slot: the
+    /// owner's handle on the pool's buffers, and a cursor on the slot's in-use buffer — when
+    /// this OS thread owns the pool and that buffer is installed, current, unsealed and has no
+    /// write in flight. `None` otherwise (and always for a shared pool). See "The
+    /// single-threaded pool".
+    pub(crate) fn cursor(&self, cpu: usize) -> Option<(OwnerHandle, Cursor)> {
+        if self.owner == 0 || self.owner != crate::machine::thread::os_thread() {
+            return None;
+        }
+        let cur = self.cpus[self.slot_of(cpu)].slot.load(Ordering::Acquire);
+        if cur == 0 {
+            return None;
+        }
+        let (generation_tag, index) = (cur >> 16, ((cur & 0xffff) - 1) as u32);
+        let st = self
+            .buffers
+            .get(index as usize)?
+            .state
+            .load(Ordering::Acquire);
+        let current = generation(st) == generation_tag & ((1 << 23) - 1);
+        (current && st & (SEALED | WRITERS_MASK) == 0).then(|| {
+            let handle = OwnerHandle {
+                buffers: self.buffers.clone(),
+                _not_send: std::marker::PhantomData,
+            };
+            (handle, Cursor { index, state: st })
+        })
     }
 
     /// Commits a reservation (once: by [`Reserved`]'s `drop` or [`BufferPool::write_record`]).
@@ -650,6 +800,9 @@ impl BufferPool {
     /// Seals every CPU's in-use buffer that holds records, so the next flush takes them
     /// (FlushTimer, ControlTrace FLUSH, stop — BUF-05). Empty in-use buffers stay.
     pub(crate) fn seal_all(&self) {
+        if self.foreign() {
+            return; // the owner's buffers: see "The single-threaded pool"
+        }
         for slot in 0..self.cpus.len() {
             self.seal_in_use(slot, |st| offset(st) != HEADER);
         }
@@ -659,6 +812,9 @@ impl BufferPool {
     /// can flush it even though the record is refused (BUF-03: a full buffer is handed over
     /// when the next event does not fit, whether or not that event finds another buffer).
     pub(crate) fn seal_if_full(&self, cpu: usize, len: u64) {
+        if self.foreign() {
+            return;
+        }
         self.seal_in_use(self.slot_of(cpu), |st| offset(st) + len > self.size);
     }
 
@@ -739,6 +895,9 @@ impl BufferPool {
 
     /// Takes the oldest ready buffer.
     pub(crate) fn pop_ready(&self) -> Option<Ready> {
+        if self.foreign() {
+            return None;
+        }
         let i = self.ready.pop()?;
         let b = &self.buffers[i as usize];
         let st = b.state.load(Ordering::Acquire);

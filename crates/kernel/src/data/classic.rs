@@ -66,8 +66,9 @@ impl Process {
     /// Logger (EVT-29, KRN-02); `ERROR_MORE_DATA` for a record larger than the session's
     /// buffer (EVT-06) or than 65,535 bytes; `ERROR_NOT_ENOUGH_MEMORY` when no buffer is
     /// free (EVT-07); `ERROR_LOG_FILE_FULL` when a real-time session's backing store is full
-    /// (EVT-08). A refused event counts in the session's EventsLost; a call rejected for its
-    /// arguments or handle changes nothing.
+    /// (EVT-08); `ERROR_INVALID_THREAD_ID` from another OS thread than a single-threaded
+    /// kernel's. A refused event counts in the session's EventsLost; a call rejected for its
+    /// arguments, handle or thread changes nothing.
     pub fn trace_event(&self, logger: TraceHandle, event: &ClassicEvent<'_>) -> Result<()> {
         trace_event(&self.kernel, self.start_key, self.pid, logger, event)
     }
@@ -82,6 +83,7 @@ pub(crate) fn trace_event(
     logger: TraceHandle,
     event: &ClassicEvent<'_>,
 ) -> Result<()> {
+    kernel.check_thread()?;
     let ctx = session_of(kernel, process_key, logger)?;
     let size = event.record_size();
     if size > MAX_CLASSIC_SIZE {
@@ -175,6 +177,7 @@ fn store(
                 pool.capacity() as usize,
             )),
             Err(ReserveError::NoBuffer) => Err(Refusal::NO_BUFFER),
+            Err(ReserveError::WrongThread) => Err(Refusal::WRONG_THREAD),
         }
     } else {
         Ok(())

@@ -9,5 +9,6 @@ pub(crate) mod classic;
 pub(crate) mod consumer;
 pub(crate) mod doorbell;
 pub(crate) mod file_sink;
+pub(crate) mod lane;
 pub(crate) mod logger;
 pub(crate) mod write;

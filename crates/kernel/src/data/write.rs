@@ -29,7 +29,7 @@ use crate::control::session::LoggerContext;
 use crate::data::buffer::{Record, ReserveError};
 use crate::journal::{JournalEvent, LossCounter};
 use crate::machine::thread::{
-    ThreadState, WRITER_LOCAL, WriterLocal, current_in, with_writer_local,
+    ThreadState, WRITER_LOCAL, WriterLocal, current_in, lane_epoch, with_writer_local,
 };
 use crate::{Error, Result};
 use etwsim_decode::tracelogging::EventBuilder;
@@ -175,12 +175,16 @@ impl Refusal {
     const LARGER_THAN_BUFFER: u64 = 2;
     const NO_BUFFER_KIND: u64 = 3;
     const BACKLOG_FULL_KIND: u64 = 4;
+    const WRONG_THREAD_KIND: u64 = 5;
     /// EVT-07: no buffer free and the pool at MaximumBuffers.
     pub(crate) const NO_BUFFER: Refusal =
         Refusal(NonZeroU64::new(Self::NO_BUFFER_KIND).expect("non-zero"));
     /// EVT-08: a real-time session's backing store is full.
     const BACKLOG_FULL: Refusal =
         Refusal(NonZeroU64::new(Self::BACKLOG_FULL_KIND).expect("non-zero"));
+    /// A single-threaded kernel's buffers, reached from another OS thread.
+    pub(crate) const WRONG_THREAD: Refusal =
+        Refusal(NonZeroU64::new(Self::WRONG_THREAD_KIND).expect("non-zero"));
     const CAPACITY_MAX: u64 = (1 << 29) - 1;
 
     fn packed(kind: u64, size: usize, capacity: usize) -> Refusal {
@@ -209,6 +213,7 @@ impl Refusal {
             Self::TOO_LARGE => "EVT-05",
             Self::LARGER_THAN_BUFFER => "EVT-06",
             Self::BACKLOG_FULL_KIND => "EVT-08",
+            Self::WRONG_THREAD_KIND => "single-threaded kernel",
             _ => "EVT-07",
         };
         ctx.note_loss(LossCounter::EventsLost, 1, &self.error().to_string(), rule);
@@ -223,6 +228,7 @@ impl Refusal {
             Self::TOO_LARGE => Error::EventTooLarge { size },
             Self::LARGER_THAN_BUFFER => Error::EventLargerThanBuffer { size, capacity },
             Self::BACKLOG_FULL_KIND => Error::RealTimeBacklogFull,
+            Self::WRONG_THREAD_KIND => Error::WrongThread,
             _ => Error::NoFreeBuffer, // NO_BUFFER_KIND
         }
     }
@@ -259,6 +265,7 @@ fn reserve_refusal(e: ReserveError, size: usize, capacity: u64) -> Refusal {
     match e {
         ReserveError::TooBig => Refusal::larger_than_buffer(size, capacity as usize),
         ReserveError::NoBuffer => Refusal::NO_BUFFER,
+        ReserveError::WrongThread => Refusal::WRONG_THREAD,
     }
 }
 
@@ -299,7 +306,7 @@ pub(crate) fn guid_from_words(w: [u64; 2]) -> Guid {
 /// checks it), built in registers instead of a byte array.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn header_words(
+pub(crate) fn header_words(
     size: u16,
     flags: u16,
     tid: u32,
@@ -309,24 +316,69 @@ fn header_words(
     d: &EventDescriptor,
     activity: [u64; 2],
 ) -> [u64; 10] {
-    [
-        // Size, HeaderType 0x13 (EVENT_HEADER64), MarkerFlags 0xC0, Flags, EventProperty 0
-        u64::from(size) | 0x13 << 16 | 0xC0 << 24 | u64::from(flags) << 32,
-        u64::from(tid) | u64::from(pid) << 32,
-        timestamp as u64,
-        provider[0],
-        provider[1],
-        u64::from(d.id)
-            | u64::from(d.version) << 16
-            | u64::from(d.channel.0) << 24
-            | u64::from(d.level.0) << 32
-            | u64::from(d.opcode.0) << 40
-            | u64::from(d.task.0) << 48,
-        d.keyword.0,
-        0, // KernelTime, UserTime
-        activity[0],
-        activity[1],
-    ]
+    HeaderTemplate::new(flags, tid, pid, provider, activity).words(size, timestamp, d)
+}
+
+/// The header words one writer's events into one session share (everything but the size,
+/// the timestamp and the descriptor): what [`header_words`] builds every record from, and
+/// what the single-threaded engine's lane keeps (`data/lane.rs`), so both write the same
+/// bytes.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct HeaderTemplate {
+    /// Word 0 without the size: HeaderType 0x13 (EVENT_HEADER64), MarkerFlags 0xC0, Flags,
+    /// EventProperty 0.
+    w0: u64,
+    /// ThreadId, ProcessId.
+    w1: u64,
+    provider: [u64; 2],
+    activity: [u64; 2],
+}
+
+impl HeaderTemplate {
+    pub(crate) const EMPTY: HeaderTemplate = HeaderTemplate {
+        w0: 0,
+        w1: 0,
+        provider: [0; 2],
+        activity: [0; 2],
+    };
+
+    #[inline(always)]
+    pub(crate) fn new(
+        flags: u16,
+        tid: u32,
+        pid: u32,
+        provider: [u64; 2],
+        activity: [u64; 2],
+    ) -> HeaderTemplate {
+        HeaderTemplate {
+            w0: 0x13 << 16 | 0xC0 << 24 | u64::from(flags) << 32,
+            w1: u64::from(tid) | u64::from(pid) << 32,
+            provider,
+            activity,
+        }
+    }
+
+    /// The header of a record of `size` bytes stamped `timestamp` with descriptor `d`.
+    #[inline(always)]
+    pub(crate) fn words(&self, size: u16, timestamp: i64, d: &EventDescriptor) -> [u64; 10] {
+        [
+            self.w0 | u64::from(size),
+            self.w1,
+            timestamp as u64,
+            self.provider[0],
+            self.provider[1],
+            u64::from(d.id)
+                | u64::from(d.version) << 16
+                | u64::from(d.channel.0) << 24
+                | u64::from(d.level.0) << 32
+                | u64::from(d.opcode.0) << 40
+                | u64::from(d.task.0) << 48,
+            d.keyword.0,
+            0, // KernelTime, UserTime
+            self.activity[0],
+            self.activity[1],
+        ]
+    }
 }
 
 /// One write's arguments, passed by one reference through the closures of the event path
@@ -389,6 +441,9 @@ impl Provider {
         // Keeps the compiler from loading the descriptor's level and keyword ahead of the
         // test above (it emits no instruction).
         std::sync::atomic::compiler_fence(Ordering::Acquire);
+        if self.kernel.inner.owner.is_some() {
+            return self.write_single_threaded(descriptor, data);
+        }
         self.write_listened(descriptor, data)
     }
 
@@ -410,7 +465,40 @@ impl Provider {
         if !self.reg.id_may_pass(descriptor.id) {
             return self.not_wanted(descriptor, &PLAIN);
         }
-        self.write_routed_plain(descriptor, data)
+        self.write_routed_plain_in::<false>(descriptor, data)
+    }
+
+    /// A single-threaded kernel's plain write, from its first check on: its engine's lane
+    /// when it holds what the write needs (`data/lane.rs`: the lane's own level and keyword
+    /// test stands for the provider's), else [`Provider::write_listened`]'s checks and the
+    /// shared path, which then refills the lane. From another OS thread than the kernel's,
+    /// `ERROR_INVALID_THREAD_ID` and nothing changes.
+    #[inline(always)]
+    fn write_single_threaded(&self, desc: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
+        if let [payload] = data {
+            if let Some(r) = self.write_lane(desc, payload) {
+                return r.map_err(Refusal::error);
+            }
+        }
+        self.write_single_threaded_shared(desc, data)
+    }
+
+    /// A single-threaded kernel's write when its lane did not take it: what
+    /// [`Provider::write_listened`] does, with the lane refilled.
+    #[cold]
+    #[inline(never)]
+    fn write_single_threaded_shared(&self, desc: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
+        if !self.is_enabled_for(desc.level, desc.keyword) {
+            return self.not_wanted(desc, &PLAIN);
+        }
+        if data.len() > MAX_EVENT_DATA_DESCRIPTORS {
+            return Err(invalid_write(data.len(), 0));
+        }
+        if !self.reg.id_may_pass(desc.id) {
+            return self.not_wanted(desc, &PLAIN);
+        }
+        self.kernel.check_thread()?;
+        self.write_routed_plain_in::<true>(desc, data)
     }
 
     /// `EventWrite` with a payload built only when some session may want the event.
@@ -698,7 +786,10 @@ impl Provider {
         string_only: bool,
     ) -> Result<()> {
         if std::ptr::eq(opts, &PLAIN) && !string_only {
-            return self.write_routed_plain(desc, data);
+            if self.kernel.inner.owner.is_some() {
+                return self.write_single_threaded(desc, data);
+            }
+            return self.write_routed_plain_in::<false>(desc, data);
         }
         self.write_general(desc, opts, data, string_only)
     }
@@ -707,10 +798,18 @@ impl Provider {
     /// record's path when it applies, else the general one.
     #[cold]
     #[inline(never)]
-    fn write_routed_plain(&self, desc: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
+    ///
+    /// `LANE`: the kernel is single-threaded and this is its thread; a write the
+    /// single-session branch makes refills the thread's lane (`data/lane.rs`).
+    fn write_routed_plain_in<const LANE: bool>(
+        &self,
+        desc: &EventDescriptor,
+        data: &[&[u8]],
+    ) -> Result<()> {
         if let ([payload], None) = (data, &self.kernel.inner.journal) {
             // One data block, no journal.
-            if let Ok(Some(r)) = WRITER_LOCAL.try_with(|l| self.try_write_single(desc, payload, l))
+            if let Ok(Some(r)) =
+                WRITER_LOCAL.try_with(|l| self.try_write_single::<LANE>(desc, payload, l))
             {
                 return r.map_err(Refusal::error);
             }
@@ -725,7 +824,7 @@ impl Provider {
     /// and the general path then does the whole write. The record is the one the general
     /// path's single-session branch (`route`, `emit_single`) writes.
     #[inline(always)]
-    fn try_write_single(
+    fn try_write_single<const LANE: bool>(
         &self,
         desc: &EventDescriptor,
         payload: &&[u8],
@@ -736,6 +835,8 @@ impl Provider {
         if !routes.single || self.reg.traits_blob.get().is_some() {
             return None;
         }
+        // A single-threaded kernel's lane is filled below, with what is read after this.
+        let epoch = if LANE { lane_epoch() } else { 0 };
         let route = &routes[0];
         if !(route.logger.is_running() && routes.single_passes(desc)) {
             return Some(Ok(())); // EVT-02
@@ -761,13 +862,19 @@ impl Provider {
             match entered.last() {
                 Some(t) if mine(t) => read(t),
                 Some(_) => return None,
+                // A single-threaded kernel is deterministic: the process's main thread.
+                None if LANE => read(&self.kernel.implicit_thread(self.reg.process_key)),
                 None => {
                     let implicit = local.implicit.try_borrow().ok()?;
                     read(implicit.iter().find(|t| mine(t))?)
                 }
             }
         };
-        Some(self.emit_plain(route, desc, payload, writer))
+        let r = self.emit_plain(route, desc, payload, writer);
+        if LANE && r.is_ok() {
+            self.fill_lane(routes, epoch, (writer.tid, writer.cpu, writer.activity));
+        }
+        Some(r)
     }
 
     /// [`Provider::emit_single`] and [`Provider::store`] of the common record — header + one
@@ -840,6 +947,7 @@ impl Provider {
         data: &[&[u8]],
         string_only: bool,
     ) -> Result<()> {
+        self.kernel.check_thread()?; // a single-threaded kernel's sessions are its thread's
         let call = Call {
             desc,
             opts,
@@ -1285,6 +1393,7 @@ mod tests {
             Refusal::BACKLOG_FULL.error(),
             Error::RealTimeBacklogFull
         ));
+        assert!(matches!(Refusal::WRONG_THREAD.error(), Error::WrongThread));
     }
 
     #[test]

@@ -72,6 +72,18 @@ impl Clock {
         }
     }
 
+    /// The single-threaded engine's event time (`data/lane.rs`): a virtual clock's word and
+    /// the time the next event takes, for the caller to store once the event is written (the
+    /// same tick as [`Clock::event_now`], with a load and a store: only the kernel's own OS
+    /// thread moves the clock). `None` for a real clock.
+    #[inline(always)]
+    pub(crate) fn next_event(&self) -> Option<(&AtomicU64, u64)> {
+        match self {
+            Clock::Real { .. } => None,
+            Clock::Virtual { now, tick } => Some((now, now.load(Ordering::Relaxed) + *tick)),
+        }
+    }
+
     /// Moves a virtual clock forward; no effect on a real one.
     pub(crate) fn advance(&self, d: Duration) -> u64 {
         match self {

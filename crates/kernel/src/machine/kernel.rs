@@ -80,6 +80,9 @@ pub struct KernelConfig {
     /// Keep a [journal](crate::journal) of at most this many entries; `None` (the default):
     /// no journal.
     pub journal: Option<usize>,
+    /// Deterministic mode only: the kernel belongs to the OS thread that builds it
+    /// ([`KernelBuilder::single_threaded`]).
+    pub single_threaded: bool,
 }
 
 /// Builds a [`Kernel`].
@@ -165,6 +168,34 @@ impl KernelBuilder {
         self
     }
 
+    /// A single-threaded deterministic kernel: it belongs to the OS thread that builds it,
+    /// and its event writes take a path with no locked instruction (the single-threaded
+    /// engine, docs/ARCHITECTURE.md). It writes the same bytes as any deterministic kernel.
+    ///
+    /// The contract, checked on every call that reaches a session's buffers: from any other
+    /// OS thread, event writes (`Provider`'s, TraceEvent's), StartTrace, ControlTrace other
+    /// than QUERY and EnableTraceEx2 fail with `ERROR_INVALID_THREAD_ID`
+    /// ([`Error::WrongThread`]) and change nothing; [`Kernel::run_pending`] and
+    /// [`Kernel::advance`] do nothing; the simulated OS's operations keep their tables but
+    /// their kernel events are not recorded (they count as lost) and do not move the clock.
+    /// Everything else — queries, registering providers, the OS's tables — works from any
+    /// thread. The buffer pool checks the thread itself, so no path can reach the buffers from
+    /// another thread (`data/buffer.rs`, "The single-threaded pool").
+    ///
+    /// ```
+    /// use etwsim_kernel::{Error, Kernel};
+    ///
+    /// let k = Kernel::builder().deterministic(1).single_threaded().build()?;
+    /// let elsewhere = std::thread::scope(|s| s.spawn(|| k.session("s").start().err()).join());
+    /// assert_eq!(elsewhere.unwrap(), Some(Error::WrongThread));
+    /// assert!(k.session("s").start().is_ok());
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn single_threaded(mut self) -> Self {
+        self.config.single_threaded = true;
+        self
+    }
+
     /// Boots the kernel: the System process (PID 4) exists, nothing else.
     ///
     /// # Errors
@@ -207,6 +238,11 @@ impl KernelBuilder {
         }
         if c.drain_bandwidth == Some(0) {
             return Err(Error::invalid("a drain bandwidth of 0 would never drain"));
+        }
+        if c.single_threaded && c.mode == ExecutionMode::Threaded {
+            return Err(Error::invalid(
+                "a threaded kernel runs logger threads: only a deterministic one is single-threaded",
+            ));
         }
         let seed = match c.mode {
             ExecutionMode::Deterministic { seed } => seed,
@@ -255,6 +291,18 @@ impl KernelBuilder {
             (None, ExecutionMode::Threaded) => crate::machine::disk::Disk::Real,
         };
         let journal = c.journal.map(|n| Arc::new(Journal::new(n)));
+        let owner = if c.single_threaded {
+            match crate::machine::thread::os_thread() {
+                0 => {
+                    return Err(Error::invalid(
+                        "a thread that is exiting cannot own a kernel",
+                    ));
+                }
+                me => Some(me),
+            }
+        } else {
+            None
+        };
         let kernel = Kernel {
             inner: Arc::new(KernelInner {
                 journal,
@@ -270,6 +318,7 @@ impl KernelBuilder {
                 event_keys: AtomicU64::new(0),
                 next_cpu: AtomicU64::new(0),
                 sys: crate::system::SystemState::default(),
+                owner,
             }),
         };
         // The System process's row of the OS tables (no session runs yet: no event).
@@ -317,6 +366,9 @@ pub(crate) struct KernelInner {
     pub(crate) manifests: std::sync::RwLock<crate::control::manifests::ManifestTable>,
     /// The system providers: OS tables, system loggers, kernel manifest providers.
     pub(crate) sys: crate::system::SystemState,
+    /// A single-threaded kernel's OS thread ([`crate::machine::thread::os_thread`]); `None`
+    /// for others.
+    pub(crate) owner: Option<u64>,
 }
 
 /// SplitMix64: a tiny, well-known generator; seeded, it makes GUIDs reproducible.
@@ -454,6 +506,7 @@ impl Kernel {
                 drain_bandwidth: None,
                 journal: None,
                 disk: None,
+                single_threaded: false,
             },
         }
     }
@@ -471,6 +524,30 @@ impl Kernel {
     /// `true` in deterministic mode.
     pub fn is_deterministic(&self) -> bool {
         matches!(self.inner.config.mode, ExecutionMode::Deterministic { .. })
+    }
+
+    /// `true` for a [single-threaded](KernelBuilder::single_threaded) kernel.
+    pub fn is_single_threaded(&self) -> bool {
+        self.inner.owner.is_some()
+    }
+
+    /// `true` when the calling OS thread may write to this kernel's sessions and control them:
+    /// always, unless the kernel is single-threaded and belongs to another thread.
+    #[inline]
+    pub fn on_owner_thread(&self) -> bool {
+        self.inner
+            .owner
+            .is_none_or(|o| o == crate::machine::thread::os_thread())
+    }
+
+    /// `Err(WrongThread)` unless [`Kernel::on_owner_thread`].
+    #[inline]
+    pub(crate) fn check_thread(&self) -> Result<()> {
+        if self.on_owner_thread() {
+            Ok(())
+        } else {
+            Err(Error::WrongThread)
+        }
     }
 
     /// The System process (PID 4, LocalSystem): the default caller of control operations.
@@ -663,8 +740,13 @@ impl Kernel {
 
     /// Logger work for every session, now: each writes out every buffer that is ready
     /// (deterministic mode's step; in threaded mode the logger threads do this on their own,
-    /// and calling it just helps them). BUFFERING sessions keep their ring (SES-41).
+    /// and calling it just helps them). BUFFERING sessions keep their ring (SES-41). On
+    /// another OS thread than a [single-threaded](KernelBuilder::single_threaded) kernel's,
+    /// nothing.
     pub fn run_pending(&self) {
+        if !self.on_owner_thread() {
+            return; // a single-threaded kernel's loggers run on its own thread only
+        }
         // Only sessions with a ready buffer have logger work: a drain of none writes nothing.
         let busy = |c: &LoggerContext| {
             !c.cfg.mode.contains(LogFileMode::BUFFERING) && c.pool.ready_count() > 0
@@ -679,8 +761,12 @@ impl Kernel {
     /// in-use buffers (SES-63), then each logger writes out ready buffers — all of them, or
     /// with [`KernelBuilder::drain_bandwidth`], at most that many bytes per second of `d`
     /// (unused bandwidth is not banked beyond one buffer). In threaded mode time is real: this
-    /// only runs the timers and logger work that are due.
+    /// only runs the timers and logger work that are due. On another OS thread than a
+    /// [single-threaded](KernelBuilder::single_threaded) kernel's, nothing moves.
     pub fn advance(&self, d: std::time::Duration) {
+        if !self.on_owner_thread() {
+            return; // as in `run_pending`: nothing moves
+        }
         let now = self.inner.clock.advance(d);
         let bandwidth = self.inner.config.drain_bandwidth;
         for ctx in self.running_sessions() {

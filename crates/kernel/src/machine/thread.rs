@@ -94,7 +94,46 @@ impl ThreadState {
         let [a, b] = crate::data::write::guid_words(&g);
         self.activity[0].store(a, Ordering::Relaxed);
         self.activity[1].store(b, Ordering::Relaxed);
+        invalidate_lanes();
     }
+}
+
+/// Bumped whenever something the single-threaded engine's lanes (`data/lane.rs`) keep may
+/// have changed outside a registration's route table: a simulated thread entered or left on
+/// some OS thread, moved to another CPU or given another activity ID, or a registration's
+/// traits set. A lane is used only while the epoch it was filled in lasts.
+static LANE_EPOCH: AtomicU64 = AtomicU64::new(1);
+
+/// The current [`LANE_EPOCH`].
+#[inline(always)]
+pub(crate) fn lane_epoch() -> u64 {
+    LANE_EPOCH.load(Ordering::Acquire)
+}
+
+/// Ends the current [`LANE_EPOCH`]: every lane is refilled at its next write.
+pub(crate) fn invalidate_lanes() {
+    LANE_EPOCH.fetch_add(1, Ordering::AcqRel);
+}
+
+/// This OS thread's number: unique in the process, never 0, fixed for the thread's life (the
+/// owner of a single-threaded kernel, `KernelBuilder::single_threaded`). `std`'s `ThreadId`
+/// would do, but reading it clones the thread's handle; this is one thread-local load.
+#[inline(always)]
+pub(crate) fn os_thread() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local! {
+        static ME: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+    // A thread whose locals are gone has no number: 0, which owns nothing.
+    ME.try_with(|me| match me.get() {
+        0 => {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            me.set(n);
+            n
+        }
+        n => n,
+    })
+    .unwrap_or(0)
 }
 
 /// A simulated thread of a simulated process. Clones share the thread.
@@ -233,6 +272,7 @@ impl Drop for ThreadGuard {
         let _ = WRITER_LOCAL.try_with(|l| {
             l.entered.borrow_mut().pop();
         });
+        invalidate_lanes();
     }
 }
 
@@ -271,6 +311,7 @@ impl Thread {
             return Err(Error::invalid(format!("CPU {cpu} does not exist")));
         }
         self.state.cpu.store(u32::from(cpu), Ordering::Relaxed);
+        invalidate_lanes();
         Ok(())
     }
 
@@ -278,6 +319,7 @@ impl Thread {
     /// of its process run as it (TID, CPU, activity ID) until the guard drops.
     pub fn enter(&self) -> ThreadGuard {
         WRITER_LOCAL.with(|l| l.entered.borrow_mut().push(self.state.clone()));
+        invalidate_lanes();
         ThreadGuard {
             _not_send: std::marker::PhantomData,
         }

@@ -468,7 +468,18 @@ impl Kernel {
             pid,
             tid,
             cpu,
-            ticks: self.inner.clock.event_now(),
+            ticks: self.event_ticks(),
+        }
+    }
+
+    /// The clock for a kernel event: moved by one event tick, except on another OS thread
+    /// than a single-threaded kernel's, whose events are refused anyway (the clock is that
+    /// thread's).
+    fn event_ticks(&self) -> u64 {
+        if self.on_owner_thread() {
+            self.inner.clock.event_now()
+        } else {
+            self.inner.clock.peek()
         }
     }
 
@@ -478,7 +489,7 @@ impl Kernel {
             pid: self.system_process().pid(),
             tid: 0,
             cpu: 0,
-            ticks: self.inner.clock.event_now(),
+            ticks: self.event_ticks(),
         }
     }
 }
@@ -700,7 +711,7 @@ impl Kernel {
                 pid,
                 tid,
                 cpu: usize::from(cpu),
-                ticks: self.inner.clock.event_now(),
+                ticks: self.event_ticks(),
             };
             let hook = if start {
                 HOOKS.thread_start
