@@ -28,7 +28,8 @@ use etwsim::system::event_trace_flag as flag;
 use etwsim::win32::{EventDataDescriptor, Win32};
 use etwsim::{
     BufferInfo, EnableParams, EventDescriptor, EventFilter, FileHandle, Guid, KERNEL_LOGGER_NAME,
-    Kernel, Keyword, Level, LogFileMode, NameFilter, Provider, Sink, Token, WriteOptions,
+    Kernel, Keyword, Level, LogFileMode, NameFilter, Provider, Session, Sink, Thread, Token,
+    WriteOptions,
 };
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -38,6 +39,28 @@ const P_LEVEL: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0005_0002)
 const P_ID: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0005_0003);
 const P_NAME: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0005_0004);
 const P_WRITE: Guid = Guid::from_u128(0xe2e0_0000_0000_4000_8000_0000_0005_0005);
+
+/// A process of `kernel` with a provider of `P_WRITE` and a thread on CPU 0, and a session
+/// `name` enabling it: 64 KB buffers, at most `max_buffers`, a sink that discards.
+fn one_writer(kernel: &Kernel, name: &str, max_buffers: u32) -> (Provider, Thread, Session) {
+    let app = kernel
+        .spawn("hot.exe", Token::user("u"))
+        .expect("a process");
+    let provider = app.register_provider(P_WRITE).expect("a provider");
+    let thread = app.spawn_thread(0).expect("a thread");
+    let session = kernel
+        .session(name)
+        .log_file(&format!("{name}.etl"))
+        .sink(Discard)
+        .buffer_size_kb(64)
+        .maximum_buffers(max_buffers)
+        .start()
+        .expect("a session");
+    session
+        .enable(P_WRITE, &EnableParams::new())
+        .expect("enable");
+    (provider, thread, session)
+}
 
 /// A sink that drops every buffer.
 struct Discard;
@@ -454,21 +477,8 @@ fn main() {
         .single_threaded()
         .build()
         .expect("a kernel");
-    let sapp = single
-        .spawn("hot.exe", Token::user("u"))
-        .expect("a process");
-    let sp = sapp.register_provider(P_WRITE).expect("a provider");
-    let sthread = sapp.spawn_thread(0).expect("a thread");
+    let (sp, sthread, ss) = one_writer(&single, "p10", 256);
     let _st = sthread.enter();
-    let ss = single
-        .session("p10")
-        .log_file("p10.etl")
-        .sink(Discard)
-        .buffer_size_kb(64)
-        .maximum_buffers(256)
-        .start()
-        .expect("a session");
-    ss.enable(P_WRITE, &EnableParams::new()).expect("enable");
     hits += hp_p10_single_threaded_step64(n, &single, &sp, &desc, &payload);
     assert_eq!(ss.stop().expect("stop").events_lost, 0);
 
@@ -482,23 +492,10 @@ fn main() {
         .max_session_buffer_bytes(u64::from(p5_buffers) * 65_536)
         .build()
         .expect("a kernel");
-    let tapp = threaded
-        .spawn("hot.exe", Token::user("u"))
-        .expect("a process");
-    let tp = tapp.register_provider(P_WRITE).expect("a provider");
-    let tthread = tapp.spawn_thread(0).expect("a thread");
+    // Room for every event even if the logger thread never ran (valgrind runs one thread at a
+    // time): every write counted is a stored one. A 16-byte event takes 96 bytes.
+    let (tp, tthread, ts) = one_writer(&threaded, "p5", p5_buffers);
     let _tt = tthread.enter();
-    let ts = threaded
-        .session("p5")
-        .log_file("p5.etl")
-        .sink(Discard)
-        .buffer_size_kb(64)
-        // Room for every event even if the logger thread never ran (valgrind runs one thread
-        // at a time): every write counted is a stored one. A 16-byte event takes 96 bytes.
-        .maximum_buffers(p5_buffers)
-        .start()
-        .expect("a session");
-    ts.enable(P_WRITE, &EnableParams::new()).expect("enable");
     hits += hp_p5_threaded_write(n, &tp, &desc, &payload);
     assert_eq!(ts.stop().expect("stop").events_lost, 0);
 

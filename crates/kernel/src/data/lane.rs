@@ -238,16 +238,23 @@ mod tests {
         hits() - before
     }
 
-    #[test]
-    fn the_lane_takes_repeated_writes_and_lets_every_change_through_once() {
-        let k = Kernel::builder()
-            .cpus(2)
-            .deterministic(1)
-            .single_threaded()
-            .build()
-            .unwrap();
+    /// A two-CPU deterministic kernel, single-threaded or not, with a process registering G.
+    fn machine(single_threaded: bool) -> (Kernel, crate::Process, crate::Provider) {
+        let b = Kernel::builder().cpus(2).deterministic(1);
+        let b = if single_threaded {
+            b.single_threaded()
+        } else {
+            b
+        };
+        let k = b.build().unwrap();
         let app = k.spawn("app.exe", Token::user("u")).unwrap();
         let p = app.register_provider(G).unwrap();
+        (k, app, p)
+    }
+
+    #[test]
+    fn the_lane_takes_repeated_writes_and_lets_every_change_through_once() {
+        let (k, app, p) = machine(true);
         let sink = MemorySink::new();
         let s = k
             .session("s")
@@ -297,20 +304,12 @@ mod tests {
 
     #[test]
     fn a_lane_serves_only_a_single_threaded_kernel_and_one_session() {
-        let k = Kernel::builder().deterministic(1).build().unwrap();
-        let app = k.spawn("app.exe", Token::user("u")).unwrap();
-        let p = app.register_provider(G).unwrap();
+        let (k, _app, p) = machine(false);
         let s = k.session("s").log_file("s.etl").start().unwrap();
         s.enable(G, &EnableParams::new()).unwrap();
         assert_eq!(taken(&p, 5, Level::INFORMATION), 0, "a shared kernel");
 
-        let k = Kernel::builder()
-            .deterministic(1)
-            .single_threaded()
-            .build()
-            .unwrap();
-        let app = k.spawn("app.exe", Token::user("u")).unwrap();
-        let p = app.register_provider(G).unwrap();
+        let (k, _app, p) = machine(true);
         let a = k.session("a").log_file("a.etl").start().unwrap();
         let b = k.session("b").log_file("b.etl").start().unwrap();
         a.enable(G, &EnableParams::new()).unwrap();
