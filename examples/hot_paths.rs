@@ -262,7 +262,7 @@ fn hp_p10_single_threaded_step64(
     desc: &EventDescriptor,
     payload: &[u8],
 ) -> u64 {
-    write_loop(7, n, Some(k), p, desc, payload)
+    write_loop(11, n, Some(k), p, desc, payload)
 }
 
 /// P5: the same write in a threaded kernel (its logger thread hands the buffers back); only
