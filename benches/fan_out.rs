@@ -13,7 +13,7 @@ mod support;
 use criterion::{Criterion, Throughput};
 use etwsim::EnableProperty;
 use std::hint::black_box;
-use support::{Floor, Machine, descriptor};
+use support::{Failures, Floor, Machine, descriptor};
 
 const PAYLOAD: usize = 16;
 
@@ -38,9 +38,11 @@ fn bench(c: &mut Criterion) {
         let sessions: Vec<_> = (0..n)
             .map(|i| m.session(&format!("p7_{n}_{i}"), EnableProperty::empty(), 256))
             .collect();
+        let mut failures = Failures::default();
         g.bench_function(name, |b| {
-            b.iter(|| m.provider.write(&desc, &[black_box(&payload)]))
+            b.iter(|| failures.check(m.provider.write(&desc, &[black_box(&payload)])))
         });
+        failures.assert_none(name);
         let lost: u32 = sessions
             .iter()
             .map(|s| s.stop().expect("stop").events_lost)

@@ -33,7 +33,7 @@ use etwsim::{
     SessionUpdate, Token,
 };
 use std::hint::black_box;
-use support::{Discard, Machine, PROVIDER, descriptor};
+use support::{Discard, Failures, Machine, PROVIDER, descriptor};
 
 fn payload_growth(c: &mut Criterion) {
     let m = Machine::new(false, 2);
@@ -54,16 +54,17 @@ fn payload_growth(c: &mut Criterion) {
         let payload = vec![0x5au8; size];
         g.throughput(Throughput::Bytes(size.max(1) as u64));
         let mut n = 0u64;
+        let mut failures = Failures::default();
         g.bench_with_input(BenchmarkId::from_parameter(size), &payload, |b, p| {
             b.iter(|| {
-                let r = m.provider.write(&desc, &[black_box(p)]);
+                failures.check(m.provider.write(&desc, &[black_box(p)]));
                 n += 1;
                 if n % 16 == 0 {
                     m.kernel.run_pending();
                 }
-                r
             })
         });
+        failures.assert_none(&format!("growth_payload/{size}"));
     }
     g.finish();
     let lost = s.stop().expect("stop").events_lost;
@@ -80,9 +81,11 @@ fn session_growth(c: &mut Criterion) {
     let mut sessions = Vec::new();
     for n in 1..=8usize {
         sessions.push(m.session(&format!("growth_s{n}"), EnableProperty::empty(), 256));
+        let mut failures = Failures::default();
         g.bench_function(BenchmarkId::from_parameter(n), |b| {
-            b.iter(|| m.provider.write(&desc, &[black_box(&payload)]))
+            b.iter(|| failures.check(m.provider.write(&desc, &[black_box(&payload)])))
         });
+        failures.assert_none(&format!("growth_sessions/{n}"));
     }
     g.finish();
     for s in sessions {
@@ -128,9 +131,11 @@ fn filter_growth(c: &mut Criterion) {
             params = params.filter(f);
         }
         s.enable(PROVIDER, &params).expect("enable");
+        let mut failures = Failures::default();
         g.bench_function(BenchmarkId::from_parameter(n), |b| {
-            b.iter(|| m.provider.write(&desc, &[black_box(&payload)]))
+            b.iter(|| failures.check(m.provider.write(&desc, &[black_box(&payload)])))
         });
+        failures.assert_none(&format!("growth_filters/{n}"));
         s.stop().expect("stop");
     }
     g.finish();
@@ -158,9 +163,11 @@ fn filter_growth(c: &mut Criterion) {
             }),
         )
         .expect("enable");
+        let mut failures = Failures::default();
         g.bench_function(BenchmarkId::from_parameter(n), |b| {
-            b.iter(|| m.provider.write(&desc, &[black_box(&payload)]))
+            b.iter(|| failures.check(m.provider.write(&desc, &[black_box(&payload)])))
         });
+        failures.assert_none(&format!("growth_ids/{n}"));
         s.stop().expect("stop");
     }
     g.finish();

@@ -20,7 +20,7 @@ use std::hint::black_box;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use support::{HEADER, Machine, descriptor};
+use support::{Failures, HEADER, Machine, descriptor};
 
 const PAYLOAD: usize = 16;
 
@@ -51,9 +51,11 @@ fn bench(c: &mut Criterion) {
     let payload = [0x5au8; PAYLOAD];
     let write = |w: usize, iters: u64| {
         let _t = m.threads[w].enter();
+        let mut failures = Failures::default();
         for _ in 0..iters {
-            let _ = black_box(m.provider.write(&desc, &[black_box(&payload)]));
+            failures.check(m.provider.write(&desc, &[black_box(&payload)]));
         }
+        failures.assert_none("p8");
     };
     // The floor under the same harness: one shared atomic reservation, per-thread buffers.
     let reserve = AtomicUsize::new(0);

@@ -34,7 +34,7 @@ use etwsim::system::event_trace_flag as flag;
 use etwsim::{KERNEL_LOGGER_NAME, Kernel, LogFileMode, Process, Session, Token};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
-use support::{Discard, Machine, descriptor};
+use support::{Discard, Failures, Machine, descriptor};
 
 /// Operations per iteration of the idle group.
 const CALLS: u64 = 1_000;
@@ -201,10 +201,11 @@ fn bench(c: &mut Criterion) {
         g.throughput(Throughput::Elements(1));
         let s = det.session(&format!("p15_{name}"), etwsim::EnableProperty::empty(), 256);
         let mut n = 0u64;
+        let mut failures = Failures::default();
         g.bench_function("floor_provider_write", |b| {
             b.iter(|| {
                 for p in &payloads {
-                    black_box(det.provider.write(&desc, &[black_box(p)])).ok();
+                    failures.check(det.provider.write(&desc, &[black_box(p)]));
                 }
                 n += 1;
                 if n % STEP == 0 {
@@ -212,6 +213,7 @@ fn bench(c: &mut Criterion) {
                 }
             })
         });
+        failures.assert_none(&format!("{name}/provider"));
         losses.push((
             format!("{name}/provider"),
             s.stop().expect("stop").events_lost,

@@ -27,7 +27,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use etwsim::EnableProperty;
 use std::cell::RefCell;
 use std::hint::black_box;
-use support::{EXT, Floor, HEADER, Machine, descriptor};
+use support::{EXT, Failures, Floor, HEADER, Machine, descriptor};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
@@ -96,9 +96,11 @@ fn bench(c: &mut Criterion) {
         // One session at a time: a second enabled session would double the work.
         for (name, props) in [("threaded", EnableProperty::empty()), ("threaded_ext", EXT)] {
             let s = threaded.session(&format!("p5_{name}"), props, 256);
+            let mut failures = Failures::default();
             g.bench_function(name, |b| {
-                b.iter(|| threaded.provider.write(&desc, &[black_box(&payload)]))
+                b.iter(|| failures.check(threaded.provider.write(&desc, &[black_box(&payload)])))
             });
+            failures.assert_none(&format!("{name}/{size}B"));
             losses.push((
                 format!("{name}/{size}B"),
                 s.stop().expect("stop").events_lost,
@@ -112,16 +114,17 @@ fn bench(c: &mut Criterion) {
             let _d = det.threads[0].enter();
             let s = det.session(&format!("p10_{name}"), props, 256);
             let mut n = 0u64;
+            let mut failures = Failures::default();
             g.bench_function(name, |b| {
                 b.iter(|| {
-                    let r = det.provider.write(&desc, &[black_box(&payload)]);
+                    failures.check(det.provider.write(&desc, &[black_box(&payload)]));
                     n += 1;
                     if n % STEP == 0 {
                         det.kernel.run_pending();
                     }
-                    r
                 })
             });
+            failures.assert_none(&format!("{name}/{size}B"));
             losses.push((
                 format!("{name}/{size}B"),
                 s.stop().expect("stop").events_lost,

@@ -1,7 +1,7 @@
 //! Shared by the P5–P10 benches (write_enabled, fan_out, scaling, deterministic): the
 //! floors (a bump-pointer copy of an 80-byte header + payload, with and without an atomic
 //! `fetch_add` reservation and an `Instant`-based timestamp), a sink that discards buffers,
-//! and the kernel set-up. Not a bench target itself (cargo only discovers `benches/*.rs` and
+//! the check of every timed write's result ([`Failures`]), and the kernel set-up. Not a bench target itself (cargo only discovers `benches/*.rs` and
 //! `benches/*/main.rs`).
 #![allow(dead_code, unreachable_pub)]
 
@@ -330,6 +330,33 @@ impl Machine {
         s.enable(PROVIDER, &EnableParams::new().property(props))
             .expect("enable");
         s
+    }
+}
+
+/// The failed writes of a timed loop. Every timed write's result is checked where it is
+/// made, as a caller checks it (`?`, `unwrap`), and must be `Ok`: a failing write would
+/// otherwise be timed as if it were a cheap one.
+///
+/// A closure that returned the result instead, for criterion to `black_box`, would time the
+/// harness: `black_box` puts the 40-byte `Result` in memory, written with 8-byte stores and
+/// read back with 16-byte loads, which the CPU cannot forward from those stores (a
+/// store-forwarding stall on every call). Earlier runs did; docs/PERFORMANCE.md ("The
+/// harness") measures the difference, which `deterministic` keeps as a configuration.
+#[derive(Debug, Default)]
+pub struct Failures(u64);
+
+impl Failures {
+    /// Counts `r` if it failed.
+    #[inline(always)]
+    pub fn check(&mut self, r: etwsim::Result<()>) {
+        if r.is_err() {
+            self.0 += 1;
+        }
+    }
+
+    /// Panics unless every checked write succeeded.
+    pub fn assert_none(&self, what: &str) {
+        assert_eq!(self.0, 0, "{what}: {} timed writes failed", self.0);
     }
 }
 
