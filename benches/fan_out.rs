@@ -42,7 +42,7 @@ fn bench(c: &mut Criterion) {
         g.bench_function(name, |b| {
             b.iter(|| failures.check(m.provider.write(&desc, &[black_box(&payload)])))
         });
-        failures.assert_none(name);
+        failures.report(name);
         let lost: u32 = sessions
             .iter()
             .map(|s| s.stop().expect("stop").events_lost)

@@ -13,9 +13,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FLAGS=(--warm-up-time 1 --measurement-time 3 --sample-size 20)
+# Each family's whole output is kept in target/bench-logs/; what it says about lost events and
+# failed writes (which must be 0: a failed write is timed as a cheap one) is shown here.
+LOGS="${CARGO_TARGET_DIR:-target}/bench-logs"
+mkdir -p "$LOGS"
 for bench in enabled_check write_disabled write_filtered write_enabled fan_out scaling deterministic system_ops; do
     echo "== cargo bench --bench $bench -- ${FLAGS[*]}"
-    cargo bench --quiet --bench "$bench" -- "${FLAGS[@]}" >/dev/null 2>&1
+    cargo bench --quiet --bench "$bench" -- "${FLAGS[@]}" >"$LOGS/$bench.log" 2>&1
+    grep -E "EventsLost|timed writes failed|events lost|^  [a-z_0-9/]+ +[0-9]+$" "$LOGS/$bench.log" || true
 done
 echo "== cargo bench --bench end_to_end -- --warm-up-time 1 --measurement-time 5 --sample-size 20"
 cargo bench --quiet --bench end_to_end -- --warm-up-time 1 --measurement-time 5 --sample-size 20 |
@@ -25,7 +30,8 @@ cargo bench --quiet --bench read_etl -- --warm-up-time 1 --measurement-time 5 --
 echo "== cargo bench --bench decode -- --warm-up-time 1 --measurement-time 5 --sample-size 20"
 cargo bench --quiet --bench decode -- --warm-up-time 1 --measurement-time 5 --sample-size 20 >/dev/null 2>&1
 echo "== cargo bench --bench growth -- --warm-up-time 0.5 --measurement-time 1.5 --sample-size 15"
-cargo bench --quiet --bench growth -- --warm-up-time 0.5 --measurement-time 1.5 --sample-size 15 >/dev/null 2>&1
+cargo bench --quiet --bench growth -- --warm-up-time 0.5 --measurement-time 1.5 --sample-size 15 >"$LOGS/growth.log" 2>&1
+grep -E "timed writes failed|events lost" "$LOGS/growth.log" || true
 python3 scripts/bench_summary.py
 echo "== scripts/plot_growth.py (P13 and how cost grows; writes docs/growth.svg)"
 python3 scripts/plot_growth.py
