@@ -20,7 +20,7 @@ mkdir -p "$LOGS"
 for bench in enabled_check write_disabled write_filtered write_enabled fan_out scaling deterministic system_ops; do
     echo "== cargo bench --bench $bench -- ${FLAGS[*]}"
     cargo bench --quiet --bench "$bench" -- "${FLAGS[@]}" >"$LOGS/$bench.log" 2>&1
-    grep -E "EventsLost|timed writes failed|events lost|^  [a-z_0-9/]+ +[0-9]+$" "$LOGS/$bench.log" || true
+    grep -E "EventsLost|timed writes failed|events lost|^  [A-Za-z_0-9/]+ +[0-9]+$" "$LOGS/$bench.log" || true
 done
 echo "== cargo bench --bench end_to_end -- --warm-up-time 1 --measurement-time 5 --sample-size 20"
 cargo bench --quiet --bench end_to_end -- --warm-up-time 1 --measurement-time 5 --sample-size 20 |
