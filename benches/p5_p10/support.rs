@@ -1,7 +1,8 @@
-//! Shared by the P5–P10 benches (write_enabled, fan_out, scaling, deterministic): the
-//! floors (a bump-pointer copy of an 80-byte header + payload, with and without an atomic
-//! `fetch_add` reservation and an `Instant`-based timestamp), a sink that discards buffers,
-//! the check of every timed write's result ([`Failures`]), and the kernel set-up. Not a bench target itself (cargo only discovers `benches/*.rs` and
+//! Shared by the P5–P10 benches (write_enabled, fan_out, scaling, deterministic) and by
+//! growth and system_ops: the floors (a bump-pointer copy of an 80-byte header + payload,
+//! with and without an atomic `fetch_add` reservation and an `Instant`-based timestamp), a
+//! sink that discards buffers, the check of every timed write's result ([`Failures`]), and
+//! the kernel set-up. Not a bench target itself (cargo only discovers `benches/*.rs` and
 //! `benches/*/main.rs`).
 #![allow(dead_code, unreachable_pub)]
 
