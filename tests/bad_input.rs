@@ -1278,3 +1278,57 @@ fn huge_buffer_counts_are_lowered_to_the_internal_caps() {
         .unwrap();
     assert_eq!(s.query().unwrap().maximum_buffers, 256);
 }
+
+/// A machine-wide limit on buffer memory (issue 33: five sessions of 1024 × 1 MB buffers must
+/// not exhaust the host): a new session's MaximumBuffers is lowered to what the running
+/// sessions leave, StartTrace fails with ERROR_NO_SYSTEM_RESOURCES when its MinimumBuffers do
+/// not fit (and changes nothing), stopping a session gives its memory back, and UPDATE raises
+/// MaximumBuffers only as far as what is left.
+#[test]
+fn the_machine_buffer_memory_limit_bounds_every_session_together() {
+    // rule: SES-59
+    // rule: SES-60
+    const KB64: u64 = 64 * 1024;
+    let k = Kernel::builder()
+        .cpus(4)
+        .deterministic(7)
+        .max_machine_buffer_bytes(40 * KB64)
+        .build()
+        .unwrap();
+    // 8 buffers (2 per CPU) at least; the default maximum (8 + 20) is lowered to 28 of the 40.
+    let first = k.session("First").buffer_size_kb(64).start().unwrap();
+    assert_eq!(first.query().unwrap().maximum_buffers, 28);
+    // 12 buffers are left: a second session of 8 fits, and may grow to 12.
+    let second = k.session("Second").buffer_size_kb(64).start().unwrap();
+    let q = second.query().unwrap();
+    assert_eq!((q.minimum_buffers, q.maximum_buffers), (8, 12));
+    // Nothing is left: a third is refused, and the table does not change.
+    let before = k.sessions().len();
+    let err = k.session("Third").buffer_size_kb(64).start().unwrap_err();
+    assert_eq!(err.win32_code(), Win32Error::ERROR_NO_SYSTEM_RESOURCES);
+    assert!(err.to_string().contains("machine's buffer memory"), "{err}");
+    assert_eq!(k.sessions().len(), before);
+    // UPDATE cannot take more than is left; once the first stops, it can.
+    let grown = second
+        .update(&SessionUpdate {
+            maximum_buffers: 1000,
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(grown.maximum_buffers, 12);
+    first.stop().unwrap();
+    let grown = second
+        .update(&SessionUpdate {
+            maximum_buffers: 1000,
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(grown.maximum_buffers, 40);
+    // The limit is checked when the kernel is built.
+    assert!(
+        Kernel::builder()
+            .max_machine_buffer_bytes(4096)
+            .build()
+            .is_err()
+    );
+}

@@ -918,6 +918,17 @@ impl State {
             .chain(self.private_loggers.values())
     }
 
+    /// The buffer memory the running sessions may grow to (each one's MaximumBuffers ×
+    /// BufferSize), leaving out `except`: what a machine-wide limit is measured against.
+    fn buffer_bytes_reserved(&self, except: Option<&Arc<LoggerContext>>) -> u64 {
+        self.running_loggers()
+            .filter(|l| except.is_none_or(|e| !Arc::ptr_eq(e, l)))
+            .map(|l| {
+                u64::from(l.live.lock().maximum_buffers) * u64::from(l.cfg.buffer_size_kb) * 1024
+            })
+            .sum()
+    }
+
     /// Puts `ctx` in its logger slot `id` (kept in `live`, ascending).
     fn occupy(&mut self, id: u16, ctx: Arc<LoggerContext>) {
         self.loggers[usize::from(id)] = Some(ctx);
@@ -1394,6 +1405,23 @@ impl State {
                 limit: self.max_loggers,
             });
         }
+        if let Some(limit) = kernel.config().max_machine_buffer_bytes {
+            // The machine's buffer memory is finite: what is left after the running sessions'
+            // MaximumBuffers bounds this one's, and its MinimumBuffers must fit.
+            let size = u64::from(eff.buffer_size_kb) * 1024;
+            let left = limit.saturating_sub(self.buffer_bytes_reserved(None));
+            let fits = u32::try_from(left / size).unwrap_or(u32::MAX);
+            if fits < eff.minimum_buffers {
+                return Err(Error::Other {
+                    code: etwsim_types::Win32Error::ERROR_NO_SYSTEM_RESOURCES,
+                    context: format!(
+                        "{} buffers of {} KB do not fit in the machine's buffer memory: {left} of {limit} bytes are left",
+                        eff.minimum_buffers, eff.buffer_size_kb
+                    ),
+                });
+            }
+            eff.maximum_buffers = eff.maximum_buffers.min(fits);
+        }
         let system_slot = if eff.system_logger {
             let slot = if eff.kernel_logger {
                 Some(0)
@@ -1629,6 +1657,12 @@ impl State {
         if let Some(path) = &u.log_file {
             self.switch_log_file(ctx, path, kernel)?;
         }
+        // A machine-wide buffer limit leaves this session what the others do not reserve.
+        let machine_cap = kernel.config().max_machine_buffer_bytes.map(|limit| {
+            let left = limit.saturating_sub(self.buffer_bytes_reserved(Some(ctx)));
+            let fits = left / (u64::from(ctx.cfg.buffer_size_kb) * 1024);
+            u32::try_from(fits).unwrap_or(u32::MAX)
+        });
         let mut live = ctx.live.lock();
         if u.flush_timer != 0 {
             live.flush_timer = u.flush_timer;
@@ -1645,10 +1679,8 @@ impl State {
             return Ok(()); // SES-77: only the file and FlushTimer change for private sessions
         }
         if u.maximum_buffers != 0 && !live.mode.contains(LogFileMode::BUFFERING) {
-            live.maximum_buffers = u
-                .maximum_buffers
-                .max(ctx.cfg.minimum_buffers)
-                .min(ctx.cfg.buffer_cap);
+            let cap = machine_cap.map_or(ctx.cfg.buffer_cap, |m| m.min(ctx.cfg.buffer_cap));
+            live.maximum_buffers = u.maximum_buffers.min(cap).max(ctx.cfg.minimum_buffers);
             ctx.pool.set_max(live.maximum_buffers);
         }
         match u.real_time {

@@ -64,6 +64,13 @@ pub struct KernelConfig {
     /// The most buffer memory one session may have, in bytes (SES-59/60's internal cap;
     /// default 256 MiB): Minimum/MaximumBuffers are lowered to fit.
     pub max_session_buffer_bytes: u64,
+    /// The most buffer memory all running sessions together may have, in bytes; `None`
+    /// (the default): no machine-wide limit beyond each session's. A real machine's ETW
+    /// buffers come from its nonpaged pool, which is finite: with a limit, StartTrace lowers
+    /// a new session's MaximumBuffers to what is left (SES-59/60's internal cap) and fails
+    /// with `ERROR_NO_SYSTEM_RESOURCES` when not even its MinimumBuffers fit; UPDATE raises
+    /// MaximumBuffers only as far as what is left.
+    pub max_machine_buffer_bytes: Option<u64>,
     /// Virtual time one event write takes in deterministic mode, in 100-ns ticks (default 10).
     pub event_tick: u64,
     /// Real-time backing store per session, in buffers, while no consumer is attached
@@ -137,6 +144,12 @@ impl KernelBuilder {
     /// The most buffer memory one session may have (SES-59/60's internal cap).
     pub fn max_session_buffer_bytes(mut self, bytes: u64) -> Self {
         self.config.max_session_buffer_bytes = bytes;
+        self
+    }
+    /// The most buffer memory all running sessions together may have
+    /// ([`KernelConfig::max_machine_buffer_bytes`]).
+    pub fn max_machine_buffer_bytes(mut self, bytes: u64) -> Self {
+        self.config.max_machine_buffer_bytes = Some(bytes);
         self
     }
     /// Virtual time per event write in deterministic mode (100-ns ticks).
@@ -234,6 +247,11 @@ impl KernelBuilder {
         if c.max_session_buffer_bytes < 8 * 1024 {
             return Err(Error::invalid(
                 "a session needs room for at least two 4 KB buffers",
+            ));
+        }
+        if c.max_machine_buffer_bytes.is_some_and(|b| b < 8 * 1024) {
+            return Err(Error::invalid(
+                "the machine needs room for at least two 4 KB buffers",
             ));
         }
         if c.drain_bandwidth == Some(0) {
@@ -500,6 +518,7 @@ impl Kernel {
                 max_buffers_cap: 1024,
                 disk_free_bytes: u64::MAX,
                 max_session_buffer_bytes: 256 * 1024 * 1024,
+                max_machine_buffer_bytes: None,
                 event_tick: crate::machine::clock::DEFAULT_EVENT_TICK,
                 realtime_backlog_buffers: 64,
                 consumer_queue_buffers: 256,
