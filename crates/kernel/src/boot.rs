@@ -75,6 +75,11 @@ pub struct BootOptions {
     pub root: PathBuf,
     /// `%SystemRoot%` (and `%windir%`): `C:\Windows` by default.
     pub system_root: String,
+    /// Create the folder of each session's log file under `root` before StartTrace (off by
+    /// default). ETW itself creates no folders (SES-28): a FileName in a folder that does
+    /// not exist fails with `ERROR_PATH_NOT_FOUND`, as on Windows. This stands for the
+    /// folders a real machine already has.
+    pub create_folders: bool,
 }
 
 impl BootOptions {
@@ -83,7 +88,14 @@ impl BootOptions {
         BootOptions {
             root: root.into(),
             system_root: r"C:\Windows".to_owned(),
+            create_folders: false,
         }
+    }
+
+    /// The same options, creating the log files' folders ([`BootOptions::create_folders`]).
+    pub fn creating_folders(mut self, yes: bool) -> BootOptions {
+        self.create_folders = yes;
+        self
     }
 
     /// The host path of the Windows path `windows` (module docs: "Windows paths on the host").
@@ -835,7 +847,13 @@ impl Machine {
                     pr.enabled = true;
                     pr.why = None;
                 }
-                Err(e) => pr.why = Some(format!("EnableTraceEx: {e} ({})", e.win32_code())),
+                Err(e) => {
+                    pr.why = Some(format!(
+                        "EnableTraceEx: {} ({})",
+                        reason(&e),
+                        e.win32_code()
+                    ))
+                }
             }
         }
         r
@@ -844,6 +862,13 @@ impl Machine {
     /// StartTrace as the System process; fills the report's status and values in force.
     fn start(&mut self, config: &SessionConfig, r: &mut SessionReport) -> Win32Error {
         r.requested = Some(config.clone());
+        if let (true, Some(dir)) = (
+            self.options.create_folders,
+            r.host_file.as_deref().and_then(Path::parent),
+        ) {
+            // Best effort: a folder that cannot be made fails StartTrace's own check below.
+            let _ = std::fs::create_dir_all(dir);
+        }
         let system = self.kernel.system_process();
         match self.kernel.start_autologger(&system, config) {
             Ok(s) => {
@@ -855,9 +880,26 @@ impl Machine {
             Err(e) => {
                 let code = e.win32_code();
                 r.status = Some(code);
-                r.why = Some(e.to_string());
+                let mut why = reason(&e);
+                if code == Win32Error::ERROR_PATH_NOT_FOUND && !self.options.create_folders {
+                    why.push_str(
+                        "; ETW creates no folders (SES-28): create the log file's folder, or boot with BootOptions::create_folders (etwsim boot --create-folders)",
+                    );
+                }
+                r.why = Some(why);
                 code
             }
         }
+    }
+}
+
+/// Why a call failed, without the Win32 code the report already shows beside it (an
+/// [`Error::Other`](crate::Error::Other) names its code first).
+fn reason(e: &crate::Error) -> String {
+    let text = e.to_string();
+    let code = format!("{}: ", e.win32_code());
+    match text.strip_prefix(&code) {
+        Some(rest) => rest.to_owned(),
+        None => text,
     }
 }
