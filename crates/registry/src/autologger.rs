@@ -421,9 +421,15 @@ impl Reader<'_> {
         let raw = self.raw(name);
         let n = match &raw {
             None => None,
-            Some(v) if v.ty() == ValueType::DWORD => self.sized(name, v.to_dword(), "4 bytes"),
+            Some(v) if v.ty() == ValueType::DWORD => {
+                self.sized(name, v.to_dword(), "4 bytes, as every REG_DWORD")
+            }
             Some(v) if v.ty() == ValueType::QWORD => {
-                let q = self.sized(name, v.to_qword(), "8 bytes");
+                let q = self.sized(
+                    name,
+                    v.to_qword(),
+                    "8 bytes, as every REG_QWORD (one would be truncated to the REG_DWORD this value is)",
+                );
                 if q.is_some() {
                     self.converted(name, v.ty(), ValueType::DWORD);
                 }
@@ -440,9 +446,15 @@ impl Reader<'_> {
         let raw = self.raw(name);
         let n = match &raw {
             None => None,
-            Some(v) if v.ty() == ValueType::QWORD => self.sized(name, v.to_qword(), "8 bytes"),
+            Some(v) if v.ty() == ValueType::QWORD => {
+                self.sized(name, v.to_qword(), "8 bytes, as every REG_QWORD")
+            }
             Some(v) if v.ty() == ValueType::DWORD => {
-                let d = self.sized(name, v.to_dword(), "4 bytes");
+                let d = self.sized(
+                    name,
+                    v.to_dword(),
+                    "4 bytes, as every REG_DWORD (one would be zero-extended to the REG_QWORD this value is)",
+                );
                 if d.is_some() {
                     self.converted(name, v.ty(), ValueType::QWORD);
                 }

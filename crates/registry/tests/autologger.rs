@@ -358,7 +358,7 @@ fn wrong_types_are_converted_or_treated_as_absent() {
             (
                 "FlushTimer",
                 &DiagnosticKind::BadData {
-                    expected: "4 bytes"
+                    expected: "4 bytes, as every REG_DWORD"
                 }
             ),
             ("Age", &DiagnosticKind::UnknownValue),
@@ -595,4 +595,30 @@ fn filter_values_in_provider_keys_are_ignored() {
     let s = autologger_session_named(&r, "S").unwrap();
     assert!(s.providers[0].enabled.in_force);
     assert_eq!(notes(&s.diagnostics), [(Some("FilterData"), "REG-25")]);
+}
+
+/// Issue 33: a DWORD value written as a REG_QWORD of the wrong length is explained in terms
+/// of the type it has and the one it stands for — not "expected 8 bytes" for a DWORD.
+#[test]
+fn a_wrong_length_qword_for_a_dword_names_both_types() {
+    // rule: REG-15
+    let path = format!(r"{AUTOLOGGER_PATH}\S");
+    let mut r = Registry::new();
+    r.set_value(&path, "Start", Value::dword(1)).unwrap();
+    r.set_value(
+        &path,
+        "BufferSize",
+        Value::new(ValueType::QWORD, [64, 0, 0]),
+    )
+    .unwrap();
+    let s = autologger_session_named(&r, "S").unwrap();
+    assert_eq!(s.settings.buffer_size.in_force, 0, "treated as absent");
+    let text = s
+        .diagnostics
+        .iter()
+        .find(|d| d.value.as_deref() == Some("BufferSize"))
+        .expect("a diagnostic for BufferSize")
+        .to_string();
+    assert!(text.contains("8 bytes, as every REG_QWORD"), "{text}");
+    assert!(text.contains("REG_DWORD"), "{text}");
 }
