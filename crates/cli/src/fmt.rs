@@ -24,6 +24,37 @@ pub(crate) fn io_reason(e: &io::Error) -> String {
     }
 }
 
+/// Reads the whole of `path`, `what` it is ("a .reg file"), refusing past `cap` bytes
+/// before it has read more than that: a device such as `/dev/zero` or a huge file costs at
+/// most `cap` + 1 bytes and gets a clear error.
+pub(crate) fn read_capped(
+    path: &std::path::Path,
+    cap: u64,
+    what: &str,
+) -> Result<Vec<u8>, crate::Failure> {
+    use std::io::Read;
+    let name = path.display();
+    let fail =
+        |e: &io::Error| crate::Failure::failed(format!("cannot read {name}: {}", io_reason(e)));
+    let file = std::fs::File::open(path).map_err(|e| fail(&e))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(crate::Failure::failed(format!(
+            "cannot read {name}: it is a folder, not {what}"
+        )));
+    }
+    let mut bytes = Vec::new();
+    file.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(&e))?;
+    if bytes.len() as u64 > cap {
+        return Err(crate::Failure::failed(format!(
+            "cannot read {name}: it is larger than the {} MiB {what} may be",
+            cap / (1024 * 1024)
+        )));
+    }
+    Ok(bytes)
+}
+
 /// The Windows name of an extended data item type (`EVENT_HEADER_EXT_TYPE_*`).
 pub(crate) fn ext_name(t: u16) -> String {
     let name = match t {

@@ -32,6 +32,7 @@ mod fmt;
 mod input;
 mod progress;
 mod scenario;
+mod scratch;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
@@ -161,11 +162,15 @@ struct BootArgs {
     file: PathBuf,
     /// How many times to boot (the registry and the disk persist between boots)
     #[arg(short, long, value_name = "N", default_value_t = 1,
-          value_parser = clap::value_parser!(u32).range(1..))]
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(boot::MAX_BOOTS)))]
     boots: u32,
     /// Folder the machine's drives map into (created if missing)
     #[arg(short, long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Create the folders the .reg's log files name under DIR before each session starts
+    /// (ETW itself creates none: a missing folder fails as StartTrace does)
+    #[arg(long, requires = "out")]
+    create_folders: bool,
     /// text: the report, then the files written; json: JSON Lines, one object per session
     /// per boot
     #[arg(short, long, value_enum, default_value_t = BootFormat::Text)]
@@ -311,6 +316,7 @@ fn main() -> ExitCode {
     let result = parse(std::env::args_os())
         .and_then(|command| execute(command, &mut out))
         .and_then(|()| out.flush().map_err(Failure::from));
+    let _ = scratch::cleanup();
     let failure = match result {
         Ok(()) => return ExitCode::SUCCESS,
         Err(failure) => failure,
@@ -423,11 +429,14 @@ fn execute(action: Action, out: &mut dyn Write) -> Result<(), Failure> {
         ),
         Command::Boot(a) => boot::run(
             &a.file,
-            a.boots,
-            a.out.as_deref(),
-            match a.format {
-                BootFormat::Text => Format::Text,
-                BootFormat::Json => Format::Json,
+            &boot::Options {
+                boots: a.boots,
+                dir: a.out.as_deref(),
+                format: match a.format {
+                    BootFormat::Text => Format::Text,
+                    BootFormat::Json => Format::Json,
+                },
+                create_folders: a.create_folders,
             },
             out,
         ),

@@ -322,3 +322,126 @@ fn boot_runs_a_reg_file_several_times_and_lists_sessions_and_files() {
     fails(&dir, &["boot", "missing.reg"], 1, "missing.reg");
     fails(&dir, &["boot", reg, "--boots", "zero"], 2, "--boots");
 }
+
+/// A `.reg` whose AutoLogger writes into `C:\Traces`, a folder no fresh machine has.
+const TRACES_REG: &str = "Windows Registry Editor Version 5.00\r\n\r\n\
+[HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Control\\WMI\\Autologger\\Traced]\r\n\
+\"Start\"=dword:00000001\r\n\
+\"Guid\"=\"{6f3e2a10-0000-4000-8000-0000000000aa}\"\r\n\
+\"FileName\"=\"C:\\\\Traces\\\\traced.etl\"\r\n";
+
+/// Issue 33: a log file's missing folder fails as StartTrace does (SES-28), with its code
+/// named once and the way out in the same line; `--create-folders` makes the folders.
+#[test]
+fn boot_says_how_to_get_a_missing_log_folder_and_can_create_it() {
+    // rule: SES-28
+    let dir = scratch("boot_folders");
+    std::fs::write(dir.join("traces.reg"), TRACES_REG).unwrap();
+    let text = ok(&dir, &["boot", "traces.reg", "--out", "m"]);
+    let line = text
+        .lines()
+        .find(|l| l.contains("AutoLogger Traced"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("not started"), "{line}");
+    assert_eq!(
+        line.matches("ERROR_PATH_NOT_FOUND").count(),
+        1,
+        "the code is named once: {line}"
+    );
+    assert!(line.contains("--create-folders"), "{line}");
+    let text = ok(
+        &dir,
+        &["boot", "traces.reg", "--out", "m2", "--create-folders"],
+    );
+    assert!(
+        text.contains("AutoLogger Traced: started, Status 0"),
+        "{text}"
+    );
+    assert!(dir.join("m2/C/Traces/traced.etl").is_file());
+    // --create-folders maps into --out: without it there is nothing to create.
+    fails(
+        &dir,
+        &["boot", "traces.reg", "--create-folders"],
+        2,
+        "--out",
+    );
+}
+
+/// Issue 33: bounded inputs — `--boots` has a documented maximum, and a `.reg` "file" that
+/// never ends is refused after the cap, not read until memory runs out.
+#[test]
+fn boot_bounds_its_boots_and_the_reg_files_size() {
+    let dir = scratch("boot_bounds");
+    std::fs::write(dir.join("traces.reg"), TRACES_REG).unwrap();
+    fails(
+        &dir,
+        &["boot", "traces.reg", "--boots", "4294967295"],
+        2,
+        "--boots",
+    );
+    fails(
+        &dir,
+        &["boot", "traces.reg", "--boots", "10001"],
+        2,
+        "10000",
+    );
+    if Path::new("/dev/zero").exists() {
+        fails(&dir, &["boot", "/dev/zero"], 1, "larger than the 256 MiB");
+    }
+    fails(&dir, &["boot", "."], 1, "folder");
+}
+
+/// Issue 33: without `--out` the machine's folders live in a private scratch folder that is
+/// gone when the command ends, and the JSON names no host file in it.
+#[test]
+fn boot_without_out_leaves_nothing_behind_and_names_no_scratch_path() {
+    let dir = scratch("boot_scratch");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let reg =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/autologger/two_autologgers.reg");
+    let o = command(&dir, &["boot", reg.to_str().unwrap(), "--format", "json"])
+        .env("TMPDIR", &tmp)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json = stdout(&o);
+    assert!(json.contains(r#""host_file":null"#), "{json}");
+    assert!(!json.contains(tmp.to_str().unwrap()), "{json}");
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// Issue 33: SIGTERM in the middle of a long boot removes the scratch folder too.
+#[cfg(unix)]
+#[test]
+fn boot_stopped_by_sigterm_removes_its_scratch_folder() {
+    let dir = scratch("boot_sigterm");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let reg =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/autologger/two_autologgers.reg");
+    let mut child = command(&dir, &["boot", reg.to_str().unwrap(), "--boots", "10000"])
+        .env("TMPDIR", &tmp)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait (bounded) for the scratch folder to exist: the signal must find it made.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::fs::read_dir(&tmp).unwrap().next().is_none() {
+        assert!(std::time::Instant::now() < deadline, "no scratch folder");
+        if child.try_wait().unwrap().is_some() {
+            panic!("boot ended before it was stopped");
+        }
+        std::thread::yield_now();
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
