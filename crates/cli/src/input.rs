@@ -80,6 +80,47 @@ fn at(n: u64) -> String {
     format!("{n} ({n:#x})")
 }
 
+/// The most bytes read from something that is not a regular file (a pipe, a device): such
+/// a stream has no size to check first, so it is read into memory, up to this.
+pub(crate) const MAX_STREAM_BYTES: u64 = 1 << 30;
+
+/// Reads a pipe or device that should hold an `.etl` file: its first buffer header must
+/// give a BufferSize the format allows before anything more is read (so `/dev/zero` is
+/// refused after 4 bytes), and at most [`MAX_STREAM_BYTES`] are read.
+fn read_stream(path: &Path) -> Result<Vec<u8>, Failure> {
+    let name = path.display();
+    let fail =
+        |e: std::io::Error| Failure::failed(format!("cannot read {name}: {}", io_reason(&e)));
+    let mut f = std::fs::File::open(path).map_err(fail)?;
+    let mut bytes = Vec::new();
+    (&mut f).take(4).read_to_end(&mut bytes).map_err(fail)?;
+    if bytes.is_empty() {
+        return Err(Failure::failed(format!(
+            "cannot read {name}: it is not a regular file, and nothing could be read from it"
+        )));
+    }
+    let size = bytes.len() == 4
+        && plausible_buffer_size(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));
+    if !size {
+        return Err(Failure::failed(format!(
+            "cannot read {name}: not an .etl file: it is not a regular file, and its first \
+             bytes are no buffer size (an .etl file starts with one, a multiple of 8 from 1 KB \
+             to 16 MB)"
+        )));
+    }
+    f.take(MAX_STREAM_BYTES - 4)
+        .read_to_end(&mut bytes)
+        .map_err(fail)?;
+    if bytes.len() as u64 >= MAX_STREAM_BYTES {
+        return Err(Failure::failed(format!(
+            "cannot read {name}: it is not a regular file and holds more than the {} MiB read \
+             from a pipe or device; save it to a file first",
+            MAX_STREAM_BYTES >> 20
+        )));
+    }
+    Ok(bytes)
+}
+
 /// Whether `size` is a BufferSize the format allows (a multiple of 8 in 1 KB..=16 MB).
 fn plausible_buffer_size(size: u32) -> bool {
     size % 8 == 0 && (0x400..=0x100_0000).contains(&size)
@@ -100,15 +141,25 @@ impl Input {
                 "cannot read {name}: it is a folder, not an .etl file"
             )));
         }
-        let len = std::fs::metadata(path)
-            .map_err(|e| Failure::failed(format!("cannot read {name}: {}", io_reason(&e))))?
-            .len();
-        if len == 0 {
-            return Err(Failure::failed(format!(
-                "cannot read {name}: the file is empty (0 bytes)"
-            )));
-        }
-        let file = LogFile::open(path).map_err(|e| open_failure(path, len, &e))?;
+        let meta = std::fs::metadata(path)
+            .map_err(|e| Failure::failed(format!("cannot read {name}: {}", io_reason(&e))))?;
+        let (len, file) = if meta.is_file() {
+            let len = meta.len();
+            if len == 0 {
+                return Err(Failure::failed(format!(
+                    "cannot read {name}: the file is empty (0 bytes)"
+                )));
+            }
+            (
+                len,
+                LogFile::open(path).map_err(|e| open_failure(path, len, &e))?,
+            )
+        } else {
+            let bytes = read_stream(path)?;
+            let len = bytes.len() as u64;
+            let file = LogFile::from_bytes(path, bytes).map_err(|e| open_failure(path, len, &e))?;
+            (len, file)
+        };
         let header = file.header().clone();
         let clock = if header.to_filetime(header.start_raw).is_some() {
             Clock::FileTime

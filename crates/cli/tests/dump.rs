@@ -821,3 +821,33 @@ fn dump_names_the_files_of_kernel_fileio_events_from_the_whole_file() {
         r"\Device\HarddiskVolume3\logs\before.log"
     );
 }
+
+/// Issue 33: a device is not "empty" — `/dev/zero` is refused after its first bytes, named
+/// for what it is; a pipe that holds an `.etl` file is read like the file.
+#[cfg(unix)]
+#[test]
+fn a_device_is_refused_for_what_it_is_and_a_pipe_is_read() {
+    let (dir, _) = demo("streams");
+    let (out, err) = fails(&dir, &["dump", "/dev/zero"], 1, "cannot read /dev/zero: ");
+    assert_eq!(out, "");
+    assert!(!err.contains("empty"), "{err}");
+    assert!(err.contains("not a regular file"), "{err}");
+    fails(&dir, &["export", "/dev/zero"], 1, "not a regular file");
+    let from_file = ok(&dir, &["dump", "demo.etl", "--format", "json"]);
+    let piped = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "cat demo.etl | '{}' dump /dev/stdin --format json",
+            env!("CARGO_BIN_EXE_etwsim")
+        ))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
+    // The same records; only the header's file name differs.
+    let records = |s: &str| s.lines().skip(1).map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(
+        records(&String::from_utf8(piped.stdout).unwrap()),
+        records(&from_file)
+    );
+}
