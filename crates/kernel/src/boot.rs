@@ -850,7 +850,7 @@ impl Machine {
                 Err(e) => {
                     pr.why = Some(format!(
                         "EnableTraceEx: {} ({})",
-                        reason(&e),
+                        e.reason(),
                         e.win32_code()
                     ))
                 }
@@ -880,7 +880,7 @@ impl Machine {
             Err(e) => {
                 let code = e.win32_code();
                 r.status = Some(code);
-                let mut why = reason(&e);
+                let mut why = e.reason();
                 if code == Win32Error::ERROR_PATH_NOT_FOUND && !self.options.create_folders {
                     why.push_str(
                         "; ETW creates no folders (SES-28): create the log file's folder, or boot with BootOptions::create_folders (etwsim boot --create-folders)",
@@ -890,16 +890,5 @@ impl Machine {
                 code
             }
         }
-    }
-}
-
-/// Why a call failed, without the Win32 code the report already shows beside it (an
-/// [`Error::Other`](crate::Error::Other) names its code first).
-fn reason(e: &crate::Error) -> String {
-    let text = e.to_string();
-    let code = format!("{}: ", e.win32_code());
-    match text.strip_prefix(&code) {
-        Some(rest) => rest.to_owned(),
-        None => text,
     }
 }

@@ -133,7 +133,38 @@ impl Error {
         }
     }
 
+    /// What went wrong, for a line that shows [`win32_code`](Self::win32_code) beside it:
+    /// the error's text without the code an [`Error::Other`] starts with, so the code is
+    /// named once ("ERROR_PATH_NOT_FOUND (3): the folder … does not exist", not the code
+    /// twice).
+    pub fn reason(&self) -> String {
+        match self {
+            Error::Other { context, .. } => context.clone(),
+            e => e.to_string(),
+        }
+    }
+
     pub(crate) fn invalid(msg: impl Into<String>) -> Error {
         Error::InvalidParameter(msg.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reason_names_no_code_so_a_line_can_name_it_once() {
+        let e = Error::Other {
+            code: Win32Error::ERROR_PATH_NOT_FOUND,
+            context: "the folder C:\\Traces does not exist".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "ERROR_PATH_NOT_FOUND (3): the folder C:\\Traces does not exist"
+        );
+        assert_eq!(e.reason(), "the folder C:\\Traces does not exist");
+        let e = Error::invalid("bad");
+        assert_eq!(e.reason(), e.to_string());
     }
 }
