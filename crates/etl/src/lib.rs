@@ -86,6 +86,7 @@ mod buffer;
 mod bytes;
 mod error;
 pub mod header;
+pub mod lzxpress;
 mod reader;
 pub mod record;
 mod view;
