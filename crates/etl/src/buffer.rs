@@ -7,18 +7,48 @@
 //! (0x30, what dissect.etl and Windows' `FilledBytes` read); this crate reads `Offset`.
 //! [`BufferBuilder`] makes buffers the way the kernel's logger does — for tests, examples
 //! and tools that produce `.etl` files without running a session.
+//!
+//! Compressed buffers (`BufferFlag` 0x40) are checked and decompressed here too; the
+//! layout of compressed files, and where it was found, is in the crate's docs.
 
 use crate::bytes::Bytes;
 use crate::error::{Error, Result};
-use crate::header::check_buffer_size;
+use crate::header::{MAX_BUFFER_SIZE, check_buffer_size};
 use crate::record::Record;
 use crate::view::{Frame, frame};
 use etwsim_types::BufferContext;
 use etwsim_types::record::{BUFFER_HEADER_SIZE, BufferHeader, align8, buffer_flags, buffer_type};
 
+/// How a file lays out its buffers: what [`check_header`] holds each buffer to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct FileLayout {
+    /// The session's `BufferSize` (`TRACE_LOGFILE_HEADER.BufferSize`).
+    pub(crate) buffer_size: u32,
+    /// `LogFileMode` has `EVENT_TRACE_COMPRESSED_MODE`: buffers are packed one after the
+    /// other, each as long as its own `BufferSize` (compressed buffers, and uncompressed
+    /// ones trimmed to their used bytes, buffer 0 included). Otherwise every uncompressed
+    /// buffer is exactly the session's `BufferSize`.
+    pub(crate) packed: bool,
+}
+
+impl FileLayout {
+    /// A layout where every buffer is `buffer_size` bytes (compressed buffers aside).
+    pub(crate) fn fixed(buffer_size: u32) -> FileLayout {
+        FileLayout {
+            buffer_size,
+            packed: false,
+        }
+    }
+}
+
 /// Checks the header of the buffer at the start of `b` (`b.base` = its file offset) and
-/// returns it. `expected_size` is the file's `BufferSize`.
-pub(crate) fn check_header(b: Bytes<'_>, expected_size: u32) -> Result<BufferHeader> {
+/// returns it; its `BufferSize` is the buffer's length in the file (its stride), its
+/// `used` the bytes of header and records once decompressed.
+///
+/// Every buffer: `Offset` (bytes used) in 0x48..=the session's `BufferSize`. A compressed
+/// buffer (`BufferFlag` 0x40): `BufferSize` in 0x48..=the session's. An uncompressed one:
+/// `BufferSize` = the session's, or in a packed layout anywhere from `Offset` up to it.
+pub(crate) fn check_header(b: Bytes<'_>, layout: FileLayout) -> Result<BufferHeader> {
     let raw = b.slice(0, BUFFER_HEADER_SIZE, "WMI_BUFFER_HEADER")?;
     let h = BufferHeader::decode(raw).ok_or_else(|| {
         Error::truncated(
@@ -28,34 +58,130 @@ pub(crate) fn check_header(b: Bytes<'_>, expected_size: u32) -> Result<BufferHea
             b.len() as u64,
         )
     })?;
-    if h.buffer_size != expected_size {
-        return Err(Error::corrupt(
-            "WMI_BUFFER_HEADER",
-            b.offset(0),
-            format!(
-                "BufferSize {:#x} differs from the file's {expected_size:#x}",
-                h.buffer_size
-            ),
-        ));
+    let session = layout.buffer_size;
+    let corrupt = |problem: String| Error::corrupt("WMI_BUFFER_HEADER", b.offset(0), problem);
+    let compressed = h.flags & buffer_flags::COMPRESSED != 0;
+    if !compressed && !layout.packed && h.buffer_size != session {
+        return Err(corrupt(format!(
+            "BufferSize {:#x} differs from the file's {session:#x}",
+            h.buffer_size
+        )));
     }
-    if (h.used as usize) < BUFFER_HEADER_SIZE || h.used > h.buffer_size {
-        return Err(Error::corrupt(
-            "WMI_BUFFER_HEADER",
-            b.offset(0),
-            format!(
-                "Offset (bytes used) {:#x} outside 0x48..={:#x}",
-                h.used, h.buffer_size
-            ),
-        ));
+    if (h.used as usize) < BUFFER_HEADER_SIZE || h.used > session {
+        return Err(corrupt(format!(
+            "Offset (bytes used) {:#x} outside 0x48..={session:#x}",
+            h.used
+        )));
     }
-    if h.flags & buffer_flags::COMPRESSED != 0 {
-        return Err(Error::corrupt(
-            "WMI_BUFFER_HEADER",
-            b.offset(0),
-            "the buffer is compressed (BufferFlag 0x40), which this reader does not decode",
-        ));
+    if compressed && ((h.buffer_size as usize) < BUFFER_HEADER_SIZE || h.buffer_size > session) {
+        return Err(corrupt(format!(
+            "BufferSize {:#x} of a compressed buffer is outside 0x48..={session:#x}",
+            h.buffer_size
+        )));
+    }
+    if !compressed && (h.buffer_size < h.used || h.buffer_size > session) {
+        return Err(corrupt(format!(
+            "BufferSize {:#x} outside Offset {:#x}..={session:#x}",
+            h.buffer_size, h.used
+        )));
     }
     Ok(h)
+}
+
+/// `true` for a compressed buffer.
+pub(crate) fn is_compressed(h: &BufferHeader) -> bool {
+    h.flags & buffer_flags::COMPRESSED != 0
+}
+
+/// The name of a buffer in messages: "buffer 7" when its index in the file is known.
+fn name(index: Option<u32>) -> String {
+    match index {
+        Some(i) => format!("buffer {i}"),
+        None => "the buffer".to_owned(),
+    }
+}
+
+/// An error of the LZXpress stream or of the decompressed records, told relative to `place`.
+fn told(e: &Error, place: &str) -> String {
+    match e {
+        Error::Truncated {
+            what,
+            offset,
+            needed,
+            available,
+        } => format!(
+            "{what} at offset {offset:#x} of {place}: needs {needed} bytes, only {available} left"
+        ),
+        Error::Corrupt {
+            what,
+            offset,
+            problem,
+        } => format!("{what} at offset {offset:#x} of {place}: {problem}"),
+        e => e.to_string(),
+    }
+}
+
+/// Record damage found in the decompressed bytes of compressed buffer `index` at file
+/// offset `base`: one error naming the buffer, at the buffer's offset, that tells where in
+/// the decompressed bytes (header included) the damage is.
+pub(crate) fn in_decompressed(e: &Error, index: Option<u32>, base: u64) -> Error {
+    Error::corrupt(
+        "compressed buffer",
+        base,
+        format!(
+            "{} at offset {base:#x}: {}",
+            name(index),
+            told(e, "its decompressed bytes")
+        ),
+    )
+}
+
+/// Decompresses the checked compressed buffer `raw` (at least its `BufferSize` bytes, at
+/// file offset `base`; `index` names it in errors) into `out`: its header, then its records,
+/// exactly `Offset` bytes in all.
+///
+/// # Errors
+/// [`Error::Corrupt`] "compressed buffer" when the stream is damaged — at the file offset
+/// of the symbol at fault — or decompresses to another length than `Offset` says.
+pub(crate) fn inflate(
+    raw: &[u8],
+    h: &BufferHeader,
+    base: u64,
+    index: Option<u32>,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let stride = h.buffer_size as usize;
+    let payload = raw.get(BUFFER_HEADER_SIZE..stride).ok_or_else(|| {
+        Error::truncated("compressed buffer", base, stride as u64, raw.len() as u64)
+    })?;
+    out.clear();
+    out.extend_from_slice(&raw[..BUFFER_HEADER_SIZE]);
+    let want = h.used as usize - BUFFER_HEADER_SIZE;
+    if let Err(e) = crate::lzxpress::decompress_append(payload, want, out) {
+        let at = base + BUFFER_HEADER_SIZE as u64 + e.offset().unwrap_or(0);
+        return Err(Error::corrupt(
+            "compressed buffer",
+            at,
+            format!(
+                "{} at offset {base:#x} does not decompress: {}",
+                name(index),
+                told(&e, "its compressed bytes")
+            ),
+        ));
+    }
+    let got = out.len() - BUFFER_HEADER_SIZE;
+    if got != want {
+        return Err(Error::corrupt(
+            "compressed buffer",
+            base,
+            format!(
+                "{} at offset {base:#x} decompresses to {got:#x} bytes of records; its \
+                 Offset says {want:#x}",
+                name(index)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The context every record of a buffer gets from its header (EVT-23).
@@ -110,20 +236,41 @@ pub struct DecodedBuffer {
     pub damage: Option<Error>,
 }
 
-/// Decodes one whole buffer; `file_offset` is where it starts in its file (0 if unknown),
-/// used in error messages. Never panics.
+/// Decodes one whole buffer — `BufferSize` bytes as in a file, compressed
+/// (`BufferFlag` 0x40, decompressed here) or not; `file_offset` is where it starts in its
+/// file (0 if unknown), used in error messages. Never panics.
 ///
 /// # Errors
 /// [`Error::Truncated`] / [`Error::Corrupt`] when the buffer header itself is unusable
-/// (shorter than 0x48 bytes, a used length outside the buffer, compressed). Damage among
-/// the records is returned in [`DecodedBuffer::damage`] with the records before it.
+/// (shorter than 0x48 bytes, a used length outside the buffer) or a compressed buffer does
+/// not decompress. Damage among the records is returned in [`DecodedBuffer::damage`] with
+/// the records before it.
 pub fn decode_buffer(buffer: &[u8], file_offset: u64) -> Result<DecodedBuffer> {
     let b = Bytes::new(buffer, file_offset);
     let size = b.u32(0, "WMI_BUFFER_HEADER BufferSize")?;
-    let header = check_header(b, size)?;
+    let flags = b.u16(0x34, "WMI_BUFFER_HEADER BufferFlag")?;
+    let layout = if flags & buffer_flags::COMPRESSED != 0 {
+        // The uncompressed size is only bounded by the largest buffer there is.
+        FileLayout {
+            buffer_size: MAX_BUFFER_SIZE,
+            packed: true,
+        }
+    } else {
+        FileLayout::fixed(size)
+    };
+    let header = check_header(b, layout)?;
     let ctx = context(&header);
     let mut records = Vec::new();
-    let damage = walk(b, &header, |_, f| records.push(f.view(ctx).to_record()));
+    let damage = if is_compressed(&header) {
+        let mut inflated = Vec::new();
+        inflate(buffer, &header, file_offset, None, &mut inflated)?;
+        walk(Bytes::new(&inflated, 0), &header, |_, f| {
+            records.push(f.view(ctx).to_record());
+        })
+        .map(|e| in_decompressed(&e, None, file_offset))
+    } else {
+        walk(b, &header, |_, f| records.push(f.view(ctx).to_record()))
+    };
     Ok(DecodedBuffer {
         header,
         records,

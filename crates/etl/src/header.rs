@@ -363,6 +363,9 @@ impl LogfileHeader {
     }
 
     /// Decodes buffer 0 (at least its used bytes; `base` is its file offset, 0 for a file).
+    /// Its `BufferSize` is the logfile header's, except in a compressed file
+    /// (`LogFileMode` COMPRESSED), whose buffer 0 may be shorter; the decoded
+    /// [`buffer_size`](Self::buffer_size) is the session's either way.
     ///
     /// Reads the 64-bit and the 32-bit layout. Names that are absent read as empty. Records
     /// after the header record are scanned for the PartitionInfoExtension record; the scan
@@ -374,8 +377,21 @@ impl LogfileHeader {
     pub fn decode_buffer(b: &[u8], base: u64) -> Result<LogfileHeader> {
         let b = Bytes::new(b, base);
         let buffer_size = b.u32(0, "buffer 0 BufferSize")?;
-        check_buffer_size(buffer_size)
-            .map_err(|_| Error::corrupt("buffer 0", base, format!("BufferSize {buffer_size:#x} is not a multiple of 8 in {MIN_BUFFER_SIZE:#x}..={MAX_BUFFER_SIZE:#x}")))?;
+        let bad_size = |size: u32| {
+            Error::corrupt(
+                "buffer 0",
+                base,
+                format!(
+                    "BufferSize {size:#x} is not a multiple of 8 in \
+                     {MIN_BUFFER_SIZE:#x}..={MAX_BUFFER_SIZE:#x}"
+                ),
+            )
+        };
+        // A compressed file's buffer 0 is shorter than the session's BufferSize (checked
+        // below, once the logfile header says which file this is).
+        if !(BUFFER_HEADER_SIZE as u32..=MAX_BUFFER_SIZE).contains(&buffer_size) {
+            return Err(bad_size(buffer_size));
+        }
         let used = b.u32(0x30, "buffer 0 Offset")? as usize;
         if used < BUFFER_HEADER_SIZE || used > buffer_size as usize {
             return Err(Error::corrupt(
@@ -435,7 +451,12 @@ impl LogfileHeader {
         let (logger_name, n) = utf16z(names);
         let (log_file_name, _) = utf16z(&names[n..]);
         let file_buffer_size = h.u32(0, w)?;
-        if file_buffer_size != buffer_size {
+        let log_file_mode = LogFileMode::from_bits_retain(h.u32(0x20, w)?);
+        // Compressed files (EVENT_TRACE_COMPRESSED_MODE) trim buffer 0 to its used bytes
+        // rounded up; every other file's buffer 0 is the session's BufferSize.
+        let trimmed =
+            log_file_mode.contains(LogFileMode::COMPRESSED) && buffer_size < file_buffer_size;
+        if file_buffer_size != buffer_size && !trimmed {
             return Err(Error::corrupt(
                 w,
                 h.offset(0),
@@ -444,15 +465,29 @@ impl LogfileHeader {
                 ),
             ));
         }
+        if check_buffer_size(file_buffer_size).is_err() {
+            return Err(if trimmed {
+                Error::corrupt(
+                    w,
+                    h.offset(0),
+                    format!(
+                        "BufferSize {file_buffer_size:#x} is not a multiple of 8 in \
+                         {MIN_BUFFER_SIZE:#x}..={MAX_BUFFER_SIZE:#x}"
+                    ),
+                )
+            } else {
+                bad_size(buffer_size)
+            });
+        }
         let mut header = LogfileHeader {
-            buffer_size,
+            buffer_size: file_buffer_size,
             version: h.u32(0x04, w)?,
             provider_version: h.u32(0x08, w)?,
             number_of_processors: h.u32(0x0C, w)?,
             end_time: h.i64(0x10, w)?,
             timer_resolution: h.u32(0x18, w)?,
             maximum_file_size: h.u32(0x1C, w)?,
-            log_file_mode: LogFileMode::from_bits_retain(h.u32(0x20, w)?),
+            log_file_mode,
             buffers_written: h.u32(0x24, w)?,
             start_buffers: h.u32(0x28, w)?,
             pointer_size: h.u32(0x2C, w)?,

@@ -16,6 +16,7 @@
 //! | [`RecordView`], [`EventView`], [`TraceView`], [`ExtendedItemView`] | | a record borrowed from the buffer it was read from; `to_record()` copies it out |
 //! | [`TraceRecord`], [`RecordKind`] | `SYSTEM_TRACE_HEADER`, `PERFINFO_TRACE_HEADER`, `EVENT_TRACE_HEADER`, `EVENT_INSTANCE_GUID_HEADER`, `MESSAGE_TRACE_HEADER` | every non-`EVENT_HEADER` record |
 //! | [`BufferBuilder`], [`decode_buffer`] | `WMI_BUFFER_HEADER` + records | one data buffer, both ways |
+//! | [`lzxpress`] | `COMPRESSION_FORMAT_XPRESS` | the plain LZ77 LZXpress codec of compressed buffers |
 //! | [`Error`] | | what failed, and at which file offset |
 //!
 //! The shared pieces — [`EventRecord`], `EventHeader`, `ExtendedItem`, `BufferHeader`, the
@@ -30,6 +31,55 @@
 //! [`Error::Truncated`] or [`Error::Corrupt`] naming the structure and its file offset.
 //! Where a file is damaged, readers hand out every record before the damage and then the
 //! error.
+//!
+//! # Compressed files (`EVENT_TRACE_COMPRESSED_MODE`, SES-52; `BufferFlag` 0x40, BUF-15)
+//!
+//! Sessions with `EVENT_TRACE_COMPRESSED_MODE` (0x04000000, ntwmi.h: "Compress relogged
+//! file") write their data buffers compressed with LZXpress in its plain LZ77 form
+//! ([`lzxpress`]). The layout, and where it was found:
+//!
+//! * dissect.etl 3.14 (`etl.py`, class `Buffer`): the next buffer is at this one's offset
+//!   plus its `BufferSize`; it reads `min(BufferSize, Offset@0x30) − 0x48` bytes after the
+//!   header, decompresses them (dissect.util's plain LZXpress) when `BufferFlag` has 0x40,
+//!   and walks the records from offset 0 of the result. etl-parser 1.0.1 cannot read
+//!   compressed buffers.
+//! * Real compressed files: the traces PerfView merged for TraceEvent's tests
+//!   (microsoft/perfview `src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.etl.zip`,
+//!   `net.4.5.2.x86.etl.zip`, `Regression/SelfDescribingSingleEvent.etl`; `LogFileMode`
+//!   0x04010001 = COMPRESSED | RELOG | SEQUENTIAL — the header keeps the COMPRESSED bit):
+//!   - the buffers lie back to back, each as long as its own `BufferSize`, and the file ends
+//!     exactly at the last one; `BuffersWritten` counts them all, buffer 0 included;
+//!   - buffer 0 is not compressed, and its `BufferSize` is its used bytes rounded up to 512
+//!     (0x1B8 → 0x200, 0x208 → 0x400), while `TRACE_LOGFILE_HEADER.BufferSize` stays the
+//!     session's (0x10000);
+//!   - a data buffer's `BufferFlag` is 0x60 (0x61 for a CPU's last: PROC_INDEX | COMPRESSED
+//!     [| FLUSH_MARKER]), its `BufferSize` 0x48 + the compressed length (not a multiple of
+//!     8), its `SavedOffset` = `Offset` = header + records once decompressed; the
+//!     compressed bytes decompress to exactly `Offset` − 0x48 bytes, the records, which then
+//!     start at 0x48 as in any buffer (`CurrentOffset` holds larger values: unused).
+//!   Every data buffer of those files is compressed. jtmoon79/super-speedy-syslog-searcher's
+//!   ETL reader says the same of `BufferSize` and `FilledBytes`. This crate reads all three
+//!   files as dissect.etl does (same records, same raw timestamps:
+//!   `tests/compressed.rs`, `ETWSIM_REAL_COMPRESSED_ETL`).
+//!
+//! What no source says, and what this crate does:
+//!
+//! * A buffer that compression does not make shorter than its `Offset` is stored as it is,
+//!   trimmed to its used bytes (`BufferSize` = `Offset`, no 0x40): dissect.etl reads
+//!   `min(BufferSize, Offset)` bytes, so a compressed buffer longer than that would be cut.
+//!   Files therefore mix compressed and uncompressed buffers, and the reader takes both.
+//! * The reader lets buffers be shorter than the session's `BufferSize` (buffer 0, and
+//!   uncompressed data buffers down to their used bytes) only when `LogFileMode` has
+//!   COMPRESSED; other files keep every uncompressed buffer at exactly `BufferSize`. A
+//!   compressed buffer is read wherever it is, as long as its `BufferSize`.
+//! * Buffer 0 keeps the flags etwsim writes in every file (0x21, type HEADER).
+//! * The writer counts `MaximumFileSize` in bytes (buffers differ in length), refuses
+//!   COMPRESSED with CIRCULAR (fixed slots to overwrite), and APPENDs to a compressed file
+//!   by walking its buffers.
+//! * Damage: a buffer that does not decompress is a [`Error::Corrupt`] "compressed buffer"
+//!   naming the buffer's index and offset, at the file offset of the symbol at fault; a
+//!   record damaged in the decompressed bytes is told at the buffer's offset, with its
+//!   offset in the decompressed bytes (header included). The records before it are kept.
 //!
 //! # Example
 //!

@@ -23,6 +23,13 @@
 //! Memory stays at 1 MiB (or one buffer, if larger) per file, and one buffer per CPU stream
 //! when merging, whatever the file's size.
 //!
+//! Compressed buffers (`BufferFlag` 0x40, in files whose `LogFileMode` has COMPRESSED; the
+//! layout is in the crate's docs) are decompressed into one more reused buffer, once by the
+//! scan (to frame their records) and again when their records are read; their records are
+//! then read exactly like those of an uncompressed buffer. Each buffer's stride is its own
+//! `BufferSize` there, so a file may mix compressed buffers, uncompressed ones and a
+//! trimmed buffer 0.
+//!
 //! The merge: each CPU's buffers form one stream, ordered by `SequenceNumber` (which also
 //! puts a wrapped circular file back in time order, BUF-10), and the streams of all files
 //! are merged by timestamp with a heap. Ties keep file order: earlier file, then earlier
@@ -31,14 +38,16 @@
 //! interleave correctly; a record without a timestamp (a WPP message without the TIMESTAMP
 //! option) sorts with the record before it.
 
-use crate::buffer::{check_header, context, walk};
+use crate::buffer::{
+    FileLayout, check_header, context, in_decompressed, inflate, is_compressed, walk,
+};
 use crate::bytes::Bytes;
 use crate::error::{Error, Result};
-use crate::header::{LOGFILE_HEADER_OFFSET, LogfileHeader};
+use crate::header::{LOGFILE_HEADER_OFFSET, LogfileHeader, MAX_BUFFER_SIZE, check_buffer_size};
 use crate::record::Record;
 use crate::view::{Frame, RecordView, frame};
-use etwsim_types::BufferContext;
 use etwsim_types::record::{BUFFER_HEADER_SIZE, header_flags, header_type};
+use etwsim_types::{BufferContext, LogFileMode};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::convert::Infallible;
@@ -107,15 +116,20 @@ fn read_exact_at(f: &mut File, offset: u64, buf: &mut [u8]) -> io::Result<()> {
 struct BufferMeta {
     /// Position in the file (buffer 0 is the header buffer).
     index: u32,
+    /// File offset of its header.
+    offset: u64,
+    /// Its length in the file (its `BufferSize`): where the next buffer starts.
+    stride: u32,
+    /// Bytes a reader loads from `offset`: up to the end of its last sound record, or, for
+    /// a compressed buffer, all its `stride` bytes.
+    load: u32,
+    compressed: bool,
     processor: u16,
     sequence: i64,
     /// `TimeStamp` of the buffer: stands in for a first record without one.
     flush_timestamp: i64,
     /// Sound records at the start of the buffer.
     records: u32,
-    /// Bytes from the buffer's start to the end of its last sound record (pad included):
-    /// all a reader loads.
-    end: u32,
 }
 
 /// Bytes one read takes at most when several buffers follow each other in the file (the
@@ -124,33 +138,35 @@ const READ_CHUNK: u64 = 1 << 20;
 
 /// How many of `buffers` (from the first) one read loads: buffers that follow each other
 /// in the file, within [`READ_CHUNK`] (at least one).
-fn run_len(buffers: &[BufferMeta], stride: u64) -> usize {
+fn run_len(buffers: &[BufferMeta]) -> usize {
     let Some(first) = buffers.first() else {
         return 0;
     };
-    let max = (READ_CHUNK / stride).max(1);
-    buffers
-        .iter()
-        .enumerate()
-        .take_while(|(i, m)| u64::from(m.index) == u64::from(first.index) + *i as u64)
-        .take(max as usize)
-        .count()
+    let mut n = 1;
+    let mut next = first.offset + u64::from(first.stride);
+    for m in &buffers[1..] {
+        if m.offset != next || m.offset + u64::from(m.load) - first.offset > READ_CHUNK {
+            break;
+        }
+        n += 1;
+        next = m.offset + u64::from(m.stride);
+    }
+    n
 }
 
-/// Reads the buffers of `run` (consecutive in the file; the last only up to its last
-/// sound record) with one read into `scratch`; returns the bytes read.
+/// Reads the buffers of `run` (consecutive in the file; the last only up to what it
+/// loads) with one read into `scratch`; returns the bytes read.
 fn read_run(
     source: &mut Source,
     path: &Path,
-    stride: u64,
     run: &[BufferMeta],
     scratch: &mut Vec<u8>,
 ) -> Result<usize> {
     let (Some(first), Some(last)) = (run.first(), run.last()) else {
         return Ok(0);
     };
-    let at = u64::from(first.index) * stride;
-    let len = u64::from(last.index - first.index) * stride + u64::from(last.end);
+    let at = first.offset;
+    let len = last.offset + u64::from(last.load) - at;
     source
         .read_into(at, len as usize, scratch)
         .map_err(|e| {
@@ -170,9 +186,10 @@ fn read_run(
 /// A position among the sound records of one loaded buffer.
 #[derive(Copy, Clone, Debug, Default)]
 struct Cursor {
-    /// Where the buffer starts in the loaded bytes.
+    /// Where the buffer starts in the bytes handed to [`next`](Self::next).
     start: usize,
-    /// File offset of the buffer.
+    /// Offset the records' errors are told from: the buffer's file offset, or 0 in the
+    /// decompressed bytes of a compressed buffer.
     base: u64,
     /// Bytes of the buffer that hold records: its used bytes, at most what was read.
     used: usize,
@@ -181,39 +198,67 @@ struct Cursor {
     /// Sound records still to come, as the scan counted them.
     left: u32,
     ctx: BufferContext,
+    /// A compressed buffer's index and file offset: its records are walked in the
+    /// decompressed bytes, and damage there is told as the buffer's.
+    compressed: Option<(u32, u64)>,
 }
 
 impl Cursor {
-    /// Points at the first record of buffer `meta` in `loaded`, the bytes [`read_run`]
-    /// read for a run starting with buffer `first`, after checking the buffer's header
-    /// again.
+    /// Checks buffer `meta` again and points at its first record. `raw` holds its bytes
+    /// from its header on, `raw_start` is where they start in what will be handed to
+    /// [`next`](Self::next). A compressed buffer is decompressed into `inflated`, which is
+    /// then what `next` must be handed (`start` 0): see [`is_inflated`](Self::is_inflated).
     fn start(
-        loaded: &[u8],
-        first: u32,
-        buffer_size: u32,
+        raw: &[u8],
+        raw_start: usize,
         meta: &BufferMeta,
+        layout: FileLayout,
+        inflated: &mut Vec<u8>,
         path: &Path,
     ) -> Result<Cursor> {
-        let stride = buffer_size as usize;
-        let start = (meta.index - first) as usize * stride;
-        let bytes = loaded
-            .get(start..loaded.len().min(start + stride))
-            .unwrap_or_default();
-        let base = u64::from(meta.index) * u64::from(buffer_size);
-        let h = check_header(Bytes::new(bytes, base), buffer_size).map_err(|e| e.in_file(path))?;
+        let base = meta.offset;
+        let h = check_header(Bytes::new(raw, base), layout).map_err(|e| e.in_file(path))?;
+        let ctx = context(&h);
+        if meta.compressed != is_compressed(&h) {
+            return Err(Error::corrupt(
+                "buffer",
+                base,
+                "compressed or not, unlike when the file was opened",
+            )
+            .in_file(path));
+        }
+        if meta.compressed {
+            inflate(raw, &h, base, Some(meta.index), inflated).map_err(|e| e.in_file(path))?;
+            return Ok(Cursor {
+                start: 0,
+                base: 0,
+                used: inflated.len(),
+                at: BUFFER_HEADER_SIZE,
+                left: meta.records,
+                ctx,
+                compressed: Some((meta.index, base)),
+            });
+        }
         Ok(Cursor {
-            start,
+            start: raw_start,
             base,
-            used: (h.used as usize).min(bytes.len()),
+            used: (h.used as usize).min(raw.len()),
             at: BUFFER_HEADER_SIZE,
             left: meta.records,
-            ctx: context(&h),
+            ctx,
+            compressed: None,
         })
     }
 
-    /// Frames the next record of the buffer in `loaded` (what [`read_run`] read); `None`
-    /// after the last sound record. An error (the file changed since it was checked) ends
-    /// it.
+    /// `true` when the records are in the decompressed bytes ([`Cursor::start`]'s
+    /// `inflated`).
+    fn is_inflated(&self) -> bool {
+        self.compressed.is_some()
+    }
+
+    /// Frames the next record of the buffer in `loaded` (what [`read_run`] read, or the
+    /// decompressed bytes); `None` after the last sound record. An error (the file changed
+    /// since it was checked) ends it.
     #[inline]
     fn next<'a>(&mut self, loaded: &'a [u8]) -> Option<Result<Frame<'a>>> {
         if self.left == 0 {
@@ -223,6 +268,10 @@ impl Cursor {
             .get(self.start..self.start + self.used)
             .unwrap_or_default();
         let region = Bytes::new(bytes, self.base);
+        let tell = |e: Error| match self.compressed {
+            Some((index, at)) => in_decompressed(&e, Some(index), at),
+            None => e,
+        };
         if self.at < region.len() {
             match frame(region.tail(self.at)) {
                 Ok(Some(f)) => {
@@ -233,14 +282,15 @@ impl Cursor {
                 Ok(None) => {}
                 Err(e) => {
                     self.left = 0;
-                    return Some(Err(e));
+                    return Some(Err(tell(e)));
                 }
             }
         }
         self.left = 0;
+        let at = self.compressed.map_or(self.base, |(_, at)| at);
         Some(Err(Error::corrupt(
             "buffer",
-            self.base,
+            at,
             "fewer records than when the file was opened",
         )))
     }
@@ -268,12 +318,18 @@ pub struct LogFile {
     path: PathBuf,
     source: Source,
     header: LogfileHeader,
+    layout: FileLayout,
+    /// Buffer 0's length in the file (shorter than the session's `BufferSize` in a
+    /// compressed file).
+    header_stride: u32,
     header_records: u32,
     header_end: u32,
     buffers: Vec<BufferMeta>,
     damage: Option<Error>,
     /// The one buffer file-order reads load into.
     scratch: Vec<u8>,
+    /// The decompressed bytes of the compressed buffer being read.
+    inflated: Vec<u8>,
 }
 
 impl std::fmt::Debug for LogFile {
@@ -339,11 +395,14 @@ impl LogFile {
             path: path.clone(),
             source,
             header: LogfileHeader::default(),
+            layout: FileLayout::fixed(0),
+            header_stride: 0,
             header_records: 0,
             header_end: BUFFER_HEADER_SIZE as u32,
             buffers: Vec::new(),
             damage: None,
             scratch: Vec::new(),
+            inflated: Vec::new(),
         };
         let read = |source: &mut Source, at: u64, buf: &mut [u8], what: &str| {
             source
@@ -353,19 +412,27 @@ impl LogFile {
         let mut head = [0u8; BUFFER_HEADER_SIZE];
         read(&mut file.source, 0, &mut head, "buffer 0")?;
         let size = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
-        crate::header::check_buffer_size(size).map_err(|_| {
-            in_file(Error::corrupt(
+        // Buffer 0 is the session's BufferSize, or (compressed files) its used bytes
+        // rounded up: at least its header, never more than the largest buffer.
+        if check_buffer_size(size).is_err()
+            && !(BUFFER_HEADER_SIZE as u32..=MAX_BUFFER_SIZE).contains(&size)
+        {
+            return Err(in_file(Error::corrupt(
                 "buffer 0 (WMI_BUFFER_HEADER)",
                 0,
                 format!("BufferSize {size:#x} is not a multiple of 8 in 0x400..=0x1000000"),
-            ))
-        })?;
-        let stride = u64::from(size);
+            )));
+        }
         // Never more than the file holds: a lying BufferSize cannot make us allocate.
         // This one buffer serves the whole scan and, kept, every file-order read after it.
-        let mut buf = vec![0u8; stride.min(len) as usize];
+        let mut buf = vec![0u8; u64::from(size).min(len) as usize];
         read(&mut file.source, 0, &mut buf, "buffer 0")?;
         file.header = LogfileHeader::decode_buffer(&buf, 0).map_err(in_file)?;
+        file.layout = FileLayout {
+            buffer_size: file.header.buffer_size,
+            packed: file.header.log_file_mode.contains(LogFileMode::COMPRESSED),
+        };
+        file.header_stride = size;
         file.scratch = buf;
         file.scan_buffers(len)?;
         Ok(file)
@@ -374,14 +441,22 @@ impl LogFile {
     /// The scan proper, from buffer 0's records on (buffer 0 is in `scratch`); damage goes
     /// to `self.damage`, only I/O errors and an unusable buffer 0 header are returned.
     fn scan_buffers(&mut self, len: u64) -> Result<()> {
-        let size = self.header.buffer_size;
-        let stride = u64::from(size);
-        if len < stride {
-            self.damage = Some(Error::truncated("buffer 0", 0, stride, len));
+        let layout = self.layout;
+        let stride0 = u64::from(self.header_stride);
+        if len < stride0 {
+            self.damage = Some(Error::truncated("buffer 0", 0, stride0, len));
             return Ok(());
         }
         let buf0 = Bytes::new(&self.scratch, 0);
-        let h0 = check_header(buf0, size).map_err(|e| e.in_file(&self.path))?;
+        let h0 = check_header(buf0, layout).map_err(|e| e.in_file(&self.path))?;
+        if is_compressed(&h0) {
+            return Err(Error::corrupt(
+                "buffer 0 (WMI_BUFFER_HEADER)",
+                0,
+                "the logfile header buffer is compressed",
+            )
+            .in_file(&self.path));
+        }
         let (n, end, damage) = count(buf0, &h0);
         self.header_records = n;
         self.header_end = end;
@@ -389,18 +464,15 @@ impl LogFile {
             self.damage = damage;
             return Ok(());
         }
-        let whole = len / stride;
-        let per_read = (READ_CHUNK / stride).max(1);
-        let mut stop = whole;
-        let mut next = 1;
-        'file: while next < whole {
-            let first = next;
-            let k = per_read.min(whole - first);
-            next += k;
-            let at = first * stride;
-            let chunk = self
+        // The smallest read that holds any buffer whole, unless the file ends first.
+        let chunk = READ_CHUNK.max(u64::from(layout.buffer_size));
+        let mut at = stride0;
+        let mut index = 1u32;
+        'file: while at < len {
+            let want = (len - at).min(chunk);
+            let bytes = self
                 .source
-                .read_into(at, (k * stride) as usize, &mut self.scratch)
+                .read_into(at, want as usize, &mut self.scratch)
                 .map_err(|e| {
                     Error::io(
                         format!("reading a buffer at offset {at:#x} of"),
@@ -408,49 +480,123 @@ impl LogFile {
                         e,
                     )
                 })?;
-            for (index, buf) in (first..).zip(chunk.chunks_exact(size as usize)) {
-                if buf[..BUFFER_HEADER_SIZE].iter().all(|&b| b == 0) {
-                    stop = index; // preallocated space never written (SES-36)
+            let at_end = at + want == len;
+            let mut off = 0usize;
+            while off < bytes.len() {
+                let here = at + off as u64;
+                let rest = &bytes[off..];
+                // A fixed layout's buffers are whole or truncated; a packed one's are at
+                // least a header.
+                let whole = if layout.packed {
+                    BUFFER_HEADER_SIZE
+                } else {
+                    layout.buffer_size as usize
+                };
+                if rest.len() < whole.max(BUFFER_HEADER_SIZE) {
+                    if at_end {
+                        self.damage = Some(Error::truncated(
+                            "the last buffer",
+                            here,
+                            whole as u64,
+                            rest.len() as u64,
+                        ));
+                        return Ok(());
+                    }
+                    break; // the next read starts with this buffer
+                }
+                if rest[..BUFFER_HEADER_SIZE].iter().all(|&b| b == 0) {
+                    at = here; // preallocated space never written (SES-36)
                     break 'file;
                 }
-                let b = Bytes::new(buf, index * stride);
-                let h = match check_header(b, size) {
+                let b = Bytes::new(rest, here);
+                let h = match check_header(b, layout) {
                     Ok(h) => h,
                     Err(e) => {
                         self.damage = Some(e);
                         return Ok(());
                     }
                 };
-                let (n, end, damage) = count(b, &h);
+                let stride = h.buffer_size as usize;
+                if rest.len() < stride {
+                    if at_end {
+                        self.damage = Some(Error::truncated(
+                            "the last buffer",
+                            here,
+                            stride as u64,
+                            rest.len() as u64,
+                        ));
+                        return Ok(());
+                    }
+                    break;
+                }
+                let compressed = is_compressed(&h);
+                let (n, end, damage) = if compressed {
+                    match inflate(rest, &h, here, Some(index), &mut self.inflated) {
+                        Ok(()) => {
+                            let (n, end, damage) = count(Bytes::new(&self.inflated, 0), &h);
+                            (
+                                n,
+                                end,
+                                damage.map(|e| in_decompressed(&e, Some(index), here)),
+                            )
+                        }
+                        Err(e) => (0, 0, Some(e)),
+                    }
+                } else {
+                    count(b.head(stride), &h)
+                };
                 if n > 0 {
                     self.buffers.push(BufferMeta {
-                        index: index as u32,
+                        index,
+                        offset: here,
+                        stride: h.buffer_size,
+                        load: if compressed { h.buffer_size } else { end },
+                        compressed,
                         processor: h.processor,
                         sequence: h.sequence,
                         flush_timestamp: h.timestamp,
                         records: n,
-                        end,
                     });
                 }
                 if damage.is_some() {
                     self.damage = damage;
                     return Ok(());
                 }
+                off += stride;
+                index = index.saturating_add(1);
             }
+            if off == 0 {
+                // Cannot happen (a read holds any whole buffer); never loop on it.
+                self.damage = Some(Error::truncated(
+                    "the last buffer",
+                    at,
+                    u64::from(layout.buffer_size),
+                    len - at,
+                ));
+                return Ok(());
+            }
+            at += off as u64;
         }
-        let tail = len % stride;
-        if tail != 0 && stop == whole {
-            let at = whole * stride;
-            self.damage = Some(Error::truncated("the last buffer", at, stride, len - at));
-        } else if stop < u64::from(self.header.buffers_written) {
-            // Whole buffers, but fewer than the header (rewritten at close) counts.
-            let at = stop * stride;
-            self.damage = Some(Error::truncated(
-                "the buffers BuffersWritten counts",
-                at,
-                (u64::from(self.header.buffers_written) - stop) * stride,
-                len - at,
-            ));
+        // Whole buffers, but fewer than the header (rewritten at close) counts.
+        let written = u64::from(self.header.buffers_written);
+        if u64::from(index) < written {
+            self.damage = Some(if layout.packed {
+                Error::corrupt(
+                    "the buffers BuffersWritten counts",
+                    at,
+                    format!(
+                        "BuffersWritten is {written}, the file holds {index} buffers \
+                         ({len} bytes)"
+                    ),
+                )
+            } else {
+                Error::truncated(
+                    "the buffers BuffersWritten counts",
+                    at,
+                    (written - u64::from(index)) * u64::from(layout.buffer_size),
+                    len - at,
+                )
+            });
         }
         Ok(())
     }
@@ -468,6 +614,12 @@ impl LogFile {
     /// Buffers that hold sound records, buffer 0 included.
     pub fn buffer_count(&self) -> usize {
         1 + self.buffers.len()
+    }
+
+    /// Data buffers stored compressed (`BufferFlag` COMPRESSED) among those that hold sound
+    /// records.
+    pub fn compressed_buffer_count(&self) -> usize {
+        self.buffers.iter().filter(|m| m.compressed).count()
     }
 
     /// The first damage the open-time check found, if any: reading stops there.
@@ -488,14 +640,14 @@ impl LogFile {
         let LogFile {
             path,
             source,
-            header,
+            layout,
             scratch,
+            inflated,
             ..
         } = self;
-        let stride = u64::from(header.buffer_size);
-        let loaded = read_run(source, path, stride, &[meta], scratch)?;
+        let loaded = read_run(source, path, &[meta], scratch)?;
         let loaded = &scratch[..loaded];
-        let mut cursor = Cursor::start(loaded, 0, header.buffer_size, &meta, path)?;
+        let mut cursor = Cursor::start(loaded, 0, &meta, *layout, inflated, path)?;
         let mut out = Vec::with_capacity(meta.records as usize);
         while let Some(f) = cursor.next(loaded) {
             let f = f.map_err(|e| e.in_file(&*path))?;
@@ -592,22 +744,28 @@ impl LogFile {
         let LogFile {
             path,
             source,
-            header,
+            layout,
             buffers,
             scratch,
+            inflated,
             ..
         } = self;
-        let stride = u64::from(header.buffer_size);
         let mut rest = &buffers[..];
         while !rest.is_empty() {
-            let (run, after) = rest.split_at(run_len(rest, stride));
+            let (run, after) = rest.split_at(run_len(rest));
             rest = after;
-            let loaded = read_run(source, path, stride, run, scratch)?;
+            let loaded = read_run(source, path, run, scratch)?;
             let loaded = &scratch[..loaded];
             for meta in run {
-                let mut cursor =
-                    Cursor::start(loaded, run[0].index, header.buffer_size, meta, path)?;
-                while let Some(frame) = cursor.next(loaded) {
+                let start = (meta.offset - run[0].offset) as usize;
+                let raw = loaded.get(start..).unwrap_or_default();
+                let mut cursor = Cursor::start(raw, start, meta, *layout, inflated, path)?;
+                let bytes: &[u8] = if cursor.is_inflated() {
+                    inflated
+                } else {
+                    loaded
+                };
+                while let Some(frame) = cursor.next(bytes) {
                     let frame = frame.map_err(|e| e.in_file(&*path))?;
                     if let ControlFlow::Break(b) = f(frame.view(cursor.ctx)) {
                         return Ok(ControlFlow::Break(b));
@@ -625,11 +783,14 @@ impl LogFile {
     fn header_meta(&self) -> BufferMeta {
         BufferMeta {
             index: 0,
+            offset: 0,
+            stride: self.header_stride,
+            load: self.header_end,
+            compressed: false,
             processor: 0,
             sequence: 0,
             flush_timestamp: self.header.start_raw,
             records: self.header_records,
-            end: self.header_end,
         }
     }
 
@@ -645,10 +806,10 @@ pub struct FileRecords<'a> {
     file: &'a mut LogFile,
     /// The next buffer to start (an index into the file's `buffers`).
     next: usize,
-    /// The loaded run: the end of its buffers in `buffers`, its first buffer's index in
-    /// the file, the bytes read.
+    /// The loaded run: the end of its buffers in `buffers`, its first buffer's file
+    /// offset, the bytes read.
     run_end: usize,
-    run_first: u32,
+    run_first: u64,
     loaded: usize,
     cursor: Cursor,
     done: bool,
@@ -667,12 +828,11 @@ impl FileRecords<'_> {
     /// loaded one is used up; `None` after the last buffer.
     fn advance(&mut self) -> Option<Result<()>> {
         let file = &mut *self.file;
-        let stride = u64::from(file.header.buffer_size);
         if self.next == self.run_end {
             let rest = file.buffers.get(self.next..).unwrap_or_default();
-            let run = &rest[..run_len(rest, stride)];
-            let first = run.first()?.index;
-            match read_run(&mut file.source, &file.path, stride, run, &mut file.scratch) {
+            let run = &rest[..run_len(rest)];
+            let first = run.first()?.offset;
+            match read_run(&mut file.source, &file.path, run, &mut file.scratch) {
                 Ok(n) => self.loaded = n,
                 Err(e) => return Some(Err(e)),
             }
@@ -681,13 +841,15 @@ impl FileRecords<'_> {
         }
         let meta = file.buffers.get(self.next)?;
         self.next += 1;
-        let loaded = &file.scratch[..self.loaded];
+        let start = (meta.offset - self.run_first) as usize;
+        let raw = file.scratch[..self.loaded].get(start..).unwrap_or_default();
         Some(
             Cursor::start(
-                loaded,
-                self.run_first,
-                file.header.buffer_size,
+                raw,
+                start,
                 meta,
+                file.layout,
+                &mut file.inflated,
                 &file.path,
             )
             .map(|c| self.cursor = c),
@@ -701,7 +863,12 @@ impl Iterator for FileRecords<'_> {
     fn next(&mut self) -> Option<Result<Record>> {
         loop {
             let file = &*self.file;
-            if let Some(frame) = self.cursor.next(&file.scratch[..self.loaded]) {
+            let bytes = if self.cursor.is_inflated() {
+                &file.inflated[..]
+            } else {
+                &file.scratch[..self.loaded]
+            };
+            if let Some(frame) = self.cursor.next(bytes) {
                 return Some(match frame {
                     Ok(frame) => Ok(frame.view(self.cursor.ctx).to_record()),
                     Err(e) => {
@@ -777,6 +944,9 @@ pub struct Reader {
     streams: Vec<Stream>,
     heap: BinaryHeap<Reverse<(Key, usize)>>,
     errors: VecDeque<Error>,
+    /// Where a compressed buffer is read before it is decompressed into its stream's
+    /// buffer.
+    raw: Vec<u8>,
 }
 
 impl std::fmt::Debug for Reader {
@@ -868,6 +1038,7 @@ impl Reader {
             streams,
             heap: BinaryHeap::new(),
             errors,
+            raw: Vec::new(),
         };
         for s in 0..reader.streams.len() {
             reader.refill(s);
@@ -938,25 +1109,21 @@ impl Reader {
                 Some(i) => file.buffers[i],
                 None => file.header_meta(),
             };
-            let stride = u64::from(file.header.buffer_size);
-            let loaded = read_run(
-                &mut file.source,
-                &file.path,
-                stride,
-                &[meta],
-                &mut stream.bytes,
-            )
-            .and_then(|n| {
-                let loaded = &stream.bytes[..n];
-                Cursor::start(
-                    loaded,
-                    meta.index,
-                    file.header.buffer_size,
-                    &meta,
-                    &file.path,
-                )
-                .map(|c| (c, n))
-            });
+            // A compressed buffer is read into the reader's scratch and decompressed into
+            // the stream's buffer; any other is read straight into the stream's buffer.
+            let loaded = if meta.compressed {
+                read_run(&mut file.source, &file.path, &[meta], &mut self.raw).and_then(|n| {
+                    let raw = &self.raw[..n];
+                    Cursor::start(raw, 0, &meta, file.layout, &mut stream.bytes, &file.path)
+                        .map(|c| (c, c.used))
+                })
+            } else {
+                read_run(&mut file.source, &file.path, &[meta], &mut stream.bytes).and_then(|n| {
+                    let raw = &stream.bytes[..n];
+                    Cursor::start(raw, 0, &meta, file.layout, &mut file.inflated, &file.path)
+                        .map(|c| (c, n))
+                })
+            };
             match loaded {
                 Ok((c, n)) => {
                     stream.loaded = n;
