@@ -20,6 +20,16 @@
 //! [`Writer::increment_file`] is ControlTrace(INCREMENT_FILE) (SES-81). Every file of a
 //! NEWFILE set carries the session's start anchor, so all of them convert timestamps alike.
 //!
+//! COMPRESSED (`EVENT_TRACE_COMPRESSED_MODE`, SES-52; [`WriterOptions::compressed`], or a
+//! mode that has the bit): the buffers handed in are the session's usual full buffers; each
+//! goes into the file compressed ([`crate::lzxpress`]: `BufferSize` = 0x48 + the compressed
+//! length, `BufferFlag` | 0x40, `Offset` unchanged) or, when that would not be shorter than
+//! its used bytes, as it is but trimmed to them. Buffer 0 stays uncompressed, trimmed to its
+//! used bytes rounded up to 512, and the header's `LogFileMode` keeps the COMPRESSED bit —
+//! the layout of the compressed files Windows writes (the crate's docs say where that was
+//! found). `MaximumFileSize` then counts bytes: a buffer is written while it fits. CIRCULAR
+//! cannot be compressed (its slots are fixed); APPEND continues a compressed file.
+//!
 //! Behind the kernel's `Sink` the writer sits like this (the kernel crate owns the glue):
 //!
 //! ```text
@@ -49,6 +59,7 @@
 use crate::error::{Error, Result};
 use crate::header::{HeaderStats, PARTITION_INFO_SIZE};
 use crate::header::{Layout, LogfileHeader, TimeZoneInformation, check_buffer_size};
+use crate::lzxpress::Compressor;
 use etwsim_types::record::{BUFFER_HEADER_SIZE, BufferHeader, buffer_flags};
 use etwsim_types::{ClockType, LogFileMode};
 use std::fs::{File, OpenOptions};
@@ -159,6 +170,20 @@ impl WriterOptions {
         self
     }
 
+    /// Compressed data buffers (`EVENT_TRACE_COMPRESSED_MODE`, SES-52): sets or clears the
+    /// COMPRESSED bit of the `LogFileMode` (so call it after [`mode`](Self::mode), which
+    /// replaces all bits; a mode that has the bit compresses too). The module docs say how
+    /// such files are laid out.
+    pub fn compressed(mut self, on: bool) -> WriterOptions {
+        self.mode.set(LogFileMode::COMPRESSED, on);
+        self
+    }
+
+    /// `true` when the data buffers are compressed (the mode has COMPRESSED).
+    pub fn is_compressed(&self) -> bool {
+        self.mode.contains(LogFileMode::COMPRESSED)
+    }
+
     /// `MaximumFileSize`, in MB (KB with USE_KBYTES_FOR_SIZE); 0 = no limit.
     pub fn maximum_file_size(mut self, size: u32) -> WriterOptions {
         self.maximum_file_size = size;
@@ -259,6 +284,13 @@ impl WriterOptions {
                 m.bits()
             )));
         }
+        if m.contains(LogFileMode::COMPRESSED | LogFileMode::CIRCULAR) {
+            return Err(Error::InvalidOption(
+                "COMPRESSED with CIRCULAR: compressed buffers differ in length, and a circular \
+                 file overwrites fixed slots"
+                    .into(),
+            ));
+        }
         let needs_limit = LogFileMode::CIRCULAR | LogFileMode::NEWFILE | LogFileMode::PREALLOCATE;
         if m.intersects(needs_limit) && self.maximum_file_size == 0 {
             return Err(Error::InvalidOption(
@@ -351,6 +383,9 @@ struct Current {
     header: LogfileHeader,
     /// Buffers in the file, buffer 0 included.
     buffers: u64,
+    /// Bytes in the file: where the next buffer is appended (`buffers` × BufferSize, except
+    /// in a compressed file, whose buffers each take their own length).
+    len: u64,
     /// CIRCULAR: the slot the next overwrite goes to (1 … capacity − 1).
     next_overwrite: u64,
     preallocated: bool,
@@ -405,6 +440,12 @@ pub struct Writer {
     /// APPEND: the highest `SequenceNumber` already in the file, added to each appended
     /// buffer's, so that sequence order stays write order for readers (SES-34).
     sequence_base: i64,
+    /// COMPRESSED: the compressor, and the buffer as it goes into the file.
+    compressor: Option<Compressor>,
+    packed: Vec<u8>,
+    body: Vec<u8>,
+    /// COMPRESSED: the last buffer was refused as [`WriteOutcome::Full`].
+    refused: bool,
 }
 
 impl std::fmt::Debug for Writer {
@@ -456,7 +497,14 @@ impl Writer {
             data_buffers_written: 0,
             finished: Vec::new(),
             sequence_base: 0,
+            compressor: None,
+            packed: Vec::new(),
+            body: Vec::new(),
+            refused: false,
         };
+        if w.options.is_compressed() {
+            w.compressor = Some(Compressor::new());
+        }
         let first = if w.options.mode.contains(LogFileMode::NEWFILE) {
             w.counter = 1;
             w.numbered_path(1)?
@@ -487,7 +535,10 @@ impl Writer {
         let mut header = self.options.header.clone();
         header.log_file_name = path.to_string_lossy().into_owned();
         header.buffers_written = 1;
-        let buf0 = header.encode_buffer()?;
+        let mut buf0 = header.encode_buffer()?;
+        if self.options.is_compressed() {
+            trim_header_buffer(&mut buf0);
+        }
         let preallocated = self.preallocate();
         if preallocated {
             if let Some(limit) = self.options.limit_bytes() {
@@ -503,6 +554,7 @@ impl Writer {
             path,
             backend,
             layout: LogfileHeader::layout_of(&buf0),
+            len: buf0.len() as u64,
             buf0,
             header,
             buffers: 1,
@@ -525,6 +577,7 @@ impl Writer {
             return self.start_file(path);
         }
         let want = self.options.header.buffer_size;
+        let compressed = self.options.is_compressed();
         let mut size = [0u8; 4];
         backend
             .read_at(0, &mut size)
@@ -536,22 +589,58 @@ impl Writer {
             existing,
             requested,
         };
-        if size != want {
-            return Err(mismatch("BufferSize", size.into(), want.into()));
+        let read_buf0 = |backend: &mut Box<dyn Backend>| -> Result<(Vec<u8>, LogfileHeader)> {
+            let mut buf0 = vec![0u8; size as usize];
+            backend
+                .read_at(0, &mut buf0)
+                .map_err(|e| Error::io("reading buffer 0 of", &path, e))?;
+            let header = LogfileHeader::decode_buffer(&buf0, 0).map_err(|e| e.in_file(&path))?;
+            Ok((buf0, header))
+        };
+        // A compressed file's buffer 0 is shorter than its BufferSize.
+        let plausible =
+            (BUFFER_HEADER_SIZE as u32..=want).contains(&size) && u64::from(size) <= len;
+        let was_compressed = |h: &LogfileHeader| h.log_file_mode.contains(LogFileMode::COMPRESSED);
+        let (buf0, header) = if compressed {
+            if !plausible {
+                return Err(mismatch("BufferSize", size.into(), want.into()));
+            }
+            read_buf0(&mut backend)?
+        } else {
+            if size != want {
+                if plausible {
+                    if let Ok((_, h)) = read_buf0(&mut backend) {
+                        if was_compressed(&h) {
+                            return Err(mismatch("LogFileMode COMPRESSED", 1, 0));
+                        }
+                    }
+                }
+                return Err(mismatch("BufferSize", size.into(), want.into()));
+            }
+            if len < u64::from(size) || len % u64::from(size) != 0 {
+                return Err(Error::corrupt(
+                    "file",
+                    0,
+                    format!("length {len} is not a whole number of {size}-byte buffers"),
+                )
+                .in_file(&path));
+            }
+            read_buf0(&mut backend)?
+        };
+        if header.buffer_size != want {
+            return Err(mismatch(
+                "BufferSize",
+                header.buffer_size.into(),
+                want.into(),
+            ));
         }
-        if len < u64::from(size) || len % u64::from(size) != 0 {
-            return Err(Error::corrupt(
-                "file",
-                0,
-                format!("length {len} is not a whole number of {size}-byte buffers"),
-            )
-            .in_file(&path));
+        if was_compressed(&header) != compressed {
+            return Err(mismatch(
+                "LogFileMode COMPRESSED",
+                u64::from(was_compressed(&header)),
+                u64::from(compressed),
+            ));
         }
-        let mut buf0 = vec![0u8; size as usize];
-        backend
-            .read_at(0, &mut buf0)
-            .map_err(|e| Error::io("reading buffer 0 of", &path, e))?;
-        let header = LogfileHeader::decode_buffer(&buf0, 0).map_err(|e| e.in_file(&path))?;
         let ours = &self.options.header;
         if header.clock_type() != ours.clock_type() {
             return Err(mismatch(
@@ -568,13 +657,42 @@ impl Writer {
             ));
         }
         // The appended buffers' sequence numbers continue after the file's (the new run's
-        // logger counts from 1 again).
-        let mut seq = [0u8; 8];
-        for index in 1..len / u64::from(size) {
+        // logger counts from 1 again). Each buffer's BufferSize leads to the next: in a
+        // compressed file they differ.
+        let mut head = [0u8; 0x20];
+        let mut at = u64::from(size);
+        let mut buffers = 1u64;
+        while at < len {
+            if len - at < head.len() as u64 {
+                return Err(Error::truncated("a buffer header", at, 0x20, len - at).in_file(&path));
+            }
             backend
-                .read_at(index * u64::from(size) + 0x18, &mut seq)
+                .read_at(at, &mut head)
                 .map_err(|e| Error::io("reading a buffer header of", &path, e))?;
-            self.sequence_base = self.sequence_base.max(i64::from_le_bytes(seq));
+            let stride = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+            if compressed && head.iter().all(|&b| b == 0) {
+                break; // preallocated space never written (SES-36): append here
+            }
+            let seq = i64::from_le_bytes([
+                head[0x18], head[0x19], head[0x1A], head[0x1B], head[0x1C], head[0x1D], head[0x1E],
+                head[0x1F],
+            ]);
+            self.sequence_base = self.sequence_base.max(seq);
+            if !compressed {
+                at += u64::from(size);
+            } else if (BUFFER_HEADER_SIZE as u32..=want).contains(&stride)
+                && at + u64::from(stride) <= len
+            {
+                at += u64::from(stride);
+            } else {
+                return Err(Error::corrupt(
+                    "WMI_BUFFER_HEADER",
+                    at,
+                    format!("BufferSize {stride:#x}: not a buffer of this file"),
+                )
+                .in_file(&path));
+            }
+            buffers += 1;
         }
         let preallocated = self.preallocate();
         if preallocated {
@@ -590,7 +708,8 @@ impl Writer {
             layout: LogfileHeader::layout_of(&buf0),
             buf0,
             header,
-            buffers: len / u64::from(size),
+            buffers,
+            len: at,
             next_overwrite: 1,
             preallocated,
             newest_raw: None,
@@ -624,10 +743,33 @@ impl Writer {
             renumbered = b;
             &renumbered[..]
         };
+        // COMPRESSED: the buffer as it goes into the file, compressed or trimmed (in
+        // `packed`, taken out of `self` meanwhile and put back whatever happens).
+        let mut packed = std::mem::take(&mut self.packed);
+        let on_disk = match self.compressor.as_mut() {
+            Some(compressor) => {
+                pack(compressor, buffer, &h, &mut self.body, &mut packed);
+                &packed[..]
+            }
+            None => buffer,
+        };
+        let result = self.put(on_disk, &h);
+        self.packed = packed;
+        result
+    }
+
+    /// Puts a buffer as it goes into the file where the mode says.
+    fn put(&mut self, on_disk: &[u8], h: &BufferHeader) -> Result<WriteOutcome> {
         let mode = self.options.mode;
         let full = {
             let c = self.current.as_ref().ok_or(Error::Closed)?;
-            self.capacity.is_some_and(|cap| c.buffers >= cap)
+            match self.compressor {
+                Some(_) => self
+                    .options
+                    .limit_bytes()
+                    .is_some_and(|limit| c.len + on_disk.len() as u64 > limit),
+                None => self.capacity.is_some_and(|cap| c.buffers >= cap),
+            }
         };
         let mut outcome = WriteOutcome::Written;
         if full {
@@ -639,21 +781,24 @@ impl Writer {
                     counter: self.counter,
                 };
             } else {
+                self.refused = true;
                 return Ok(WriteOutcome::Full);
             }
         }
-        let stride = u64::from(size);
+        let stride = u64::from(self.options.header.buffer_size);
         let capacity = self.capacity;
         let c = self.current.as_mut().ok_or(Error::Closed)?;
         if outcome == WriteOutcome::Overwrote {
             let slot = c.next_overwrite;
-            overwrite(c, slot * stride, buffer)?;
+            overwrite(c, slot * stride, on_disk)?;
             let data_slots = capacity.unwrap_or(2).saturating_sub(1).max(1);
             c.next_overwrite = slot % data_slots + 1;
         } else {
-            append(c, c.buffers * stride, buffer)?;
+            append(c, c.len, on_disk)?;
             c.buffers += 1;
+            c.len += on_disk.len() as u64;
         }
+        self.refused = false;
         c.newest_raw = Some(c.newest_raw.map_or(h.timestamp, |t| t.max(h.timestamp)));
         c.highest_cpu = Some(c.highest_cpu.map_or(h.processor, |p| p.max(h.processor)));
         self.data_buffers_written += 1;
@@ -730,14 +875,21 @@ impl Writer {
 
     /// `true` when a SEQUENTIAL / FILE_MODE_NONE / APPEND file is at its maximum size: the
     /// next buffer would be refused with [`WriteOutcome::Full`] (SES-62).
+    ///
+    /// A compressed file's buffers differ in length: it is full once a buffer was refused
+    /// (until a shorter one fits again).
     pub fn is_full(&self) -> bool {
         let rolls = LogFileMode::CIRCULAR | LogFileMode::NEWFILE;
-        !self.options.mode.intersects(rolls)
-            && self
-                .current
-                .as_ref()
-                .zip(self.capacity)
-                .is_some_and(|(c, cap)| c.buffers >= cap)
+        if self.options.mode.intersects(rolls) {
+            return false;
+        }
+        if self.compressor.is_some() {
+            return self.refused && self.current.is_some();
+        }
+        self.current
+            .as_ref()
+            .zip(self.capacity)
+            .is_some_and(|(c, cap)| c.buffers >= cap)
     }
 
     /// Finishes the current file: rewrites its header statistics (BuffersWritten, EndTime,
@@ -761,6 +913,46 @@ impl Writer {
             buffers_in_last_file,
         })
     }
+}
+
+/// COMPRESSED: the buffer `buffer` (its header `h`) as it goes into a compressed file, in
+/// `out`: its records compressed (`BufferSize` = 0x48 + the compressed length,
+/// `BufferFlag` | COMPRESSED) when that is shorter than its used bytes, else its used bytes
+/// as they are (`BufferSize` = `Offset`). dissect.etl reads `min(BufferSize, Offset)` − 0x48
+/// bytes after the header, so a compressed buffer must never be longer than its `Offset`.
+fn pack(
+    compressor: &mut Compressor,
+    buffer: &[u8],
+    h: &BufferHeader,
+    body: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) {
+    let used = h.used as usize;
+    let records = &buffer[BUFFER_HEADER_SIZE..used];
+    compressor.compress_into(records, body);
+    out.clear();
+    out.extend_from_slice(&buffer[..BUFFER_HEADER_SIZE]);
+    if BUFFER_HEADER_SIZE + body.len() < used {
+        out.extend_from_slice(body);
+        // Shorter than `used`, itself at most the BufferSize (a u32).
+        let size = out.len() as u32;
+        out[0..4].copy_from_slice(&size.to_le_bytes());
+        let flags = h.flags | buffer_flags::COMPRESSED;
+        out[0x34..0x36].copy_from_slice(&flags.to_le_bytes());
+    } else {
+        out.extend_from_slice(records);
+        out[0..4].copy_from_slice(&h.used.to_le_bytes());
+    }
+}
+
+/// COMPRESSED: buffer 0 trimmed to its used bytes rounded up to 512, as in compressed
+/// files written by Windows (its `BufferSize` says so; the logfile header's `BufferSize`
+/// stays the session's).
+fn trim_header_buffer(buf0: &mut Vec<u8>) {
+    let used = u32::from_le_bytes([buf0[0x30], buf0[0x31], buf0[0x32], buf0[0x33]]) as usize;
+    let trimmed = used.div_ceil(512).saturating_mul(512).min(buf0.len());
+    buf0.truncate(trimmed);
+    buf0[0..4].copy_from_slice(&(trimmed as u32).to_le_bytes());
 }
 
 /// Checks that `b` is a complete buffer of `size` bytes a reader will accept.
@@ -870,9 +1062,8 @@ fn finish(c: &mut Current, stats: &CloseStats) -> Result<()> {
         .map_err(|e| Error::io("rewriting buffer 0 of", &c.path, e))?;
     c.buf0 = buf0;
     if c.preallocated {
-        let used = c.buffers * u64::from(h.buffer_size);
         c.backend
-            .set_len(used)
+            .set_len(c.len)
             .map_err(|e| Error::io("trimming", &c.path, e))?;
     }
     Ok(())
