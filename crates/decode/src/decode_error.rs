@@ -55,6 +55,26 @@ pub enum DecodeError {
         /// What is wrong.
         reason: String,
     },
+    /// A payload whose template would make more values than the payload can pay for: values
+    /// that take no bytes (zero-length strings and binaries, empty arrays and structs) each
+    /// spend one of a budget of the payload's length plus the template's definitions
+    /// ([`crate::manifest::Template::decode`]). Refused before the values are made.
+    #[error(
+        "field {field} at payload offset {offset}: a count of {count} makes more values \
+         than a payload of {payload} bytes may ({limit} values that take no bytes)"
+    )]
+    TooManyValues {
+        /// The field whose values exhausted the budget (`Struct.Member` inside a struct).
+        field: String,
+        /// Its offset in the payload.
+        offset: usize,
+        /// The count (array length) being made, 1 for a single value.
+        count: usize,
+        /// The payload's length.
+        payload: usize,
+        /// The budget of values that take no bytes.
+        limit: usize,
+    },
     /// A pointer size other than 4 or 8.
     #[error("pointer size {0} (must be 4 or 8)")]
     PointerSize(u8),

@@ -49,8 +49,10 @@ pub fn decode_mof(data: &[u8]) {
     }
 }
 
-/// Bytes as a manifest file. When it loads, every event of every provider is decoded from
-/// the same bytes with both pointer sizes, and its values and message rendered.
+/// Bytes as a manifest file. When it loads, every event of every provider is decoded with
+/// both pointer sizes from no payload, from a few bytes (zeros and ones: counts taken from
+/// them are 0 or large, so items that take no bytes meet the value budget) and from the
+/// same bytes, and its values and message rendered.
 pub fn load_manifest(data: &[u8]) {
     let Ok(m) = manifest::load_manifest(data) else {
         return;
@@ -60,7 +62,7 @@ pub fn load_manifest(data: &[u8]) {
             let _ = p.keyword_names(e.keywords);
             let _ = (p.level_name(e.level), p.opcode_name(e.task, e.opcode));
             for pointer_size in [4, 8] {
-                for payload in [&[][..], data] {
+                for payload in [&[][..], &[0; 6], &[0xFF; 6], data] {
                     if let Ok(fields) = p.decode(e, payload, pointer_size) {
                         let _ = p.format_message(e, &fields);
                         if let Some(t) = p.template_of(e) {

@@ -1,7 +1,9 @@
 //! Manifest payload decoding (DEC-17, DEC-18, DEC-20): the template's items in order, packed
 //! with no padding (EVT-11), counts and lengths fixed or taken from earlier fields.
 
-use super::{DataDef, EventDef, InType, Item, Manifest, OutType, Param, Provider, Template};
+use super::{
+    DataDef, EventDef, InType, Item, Manifest, OutType, Param, Provider, StructDef, Template,
+};
 use crate::decode_error::DecodeError;
 use crate::fields::{Field, SystemTime, Value};
 use crate::wire::Cursor;
@@ -60,66 +62,191 @@ impl Template {
     /// and lengths fixed or taken from earlier fields; `pointer_size` (4 or 8) sizes
     /// `win:Pointer` fields. Bytes after the last field are ignored.
     ///
+    /// # The value budget
+    ///
+    /// A decoder never makes more values than the payload has bytes to give them. A value
+    /// that takes bytes of the payload is paid for by them; one that takes none (a
+    /// zero-length string or binary, a struct whose members take none) spends one unit of a
+    /// budget of *the payload's length + the template's definitions* (its items and struct
+    /// members). An array is not charged itself — its elements are, and it belongs to a
+    /// top-level item or to a struct that was. So every template decodes when its counts are
+    /// 0 or 1, and whatever the counts say a decode makes at most a few values per payload
+    /// byte plus the budget. The values are made one by one; nothing is allocated from a
+    /// count first.
+    ///
     /// # Errors
     /// [`DecodeError::PointerSize`]; [`DecodeError::Truncated`] / [`DecodeError::BadValue`]
     /// naming the field and its offset (a short payload, an unterminated or odd-length
-    /// string, a bad SID, a count or length field that is negative or too large).
+    /// string, a bad SID, a count or length field that is negative or too large);
+    /// [`DecodeError::TooManyValues`] naming the field and its count when the values that
+    /// take no bytes exhaust the budget.
     pub fn decode(&self, payload: &[u8], pointer_size: u8) -> Result<Vec<Field>, DecodeError> {
         let mut c = Cursor::new(payload, pointer_size)?;
-        let template = self;
-        let mut out: Vec<Field> = Vec::with_capacity(template.items.len());
-        let n = template.items.len();
-        for (i, item) in template.items.iter().enumerate() {
+        let mut budget = Budget::new(payload.len(), self);
+        let mut out: Vec<Field> = Vec::with_capacity(self.items.len());
+        let n = self.items.len();
+        for (i, item) in self.items.iter().enumerate() {
             let last = i + 1 == n;
-            let value = match item {
+            let start = c.offset;
+            // The single value of an item without a count (an array's elements are accounted
+            // for as they are made).
+            let (value, single) = match item {
                 Item::Data(d) => {
                     let count = resolve(&c, &out, &d.name, d.count.as_ref())?;
                     let length = resolve(&c, &out, &d.name, d.length.as_ref())?;
                     match count {
-                        Some(k) => Value::Array(
-                            (0..k)
-                                .map(|_| read_data(&mut c, d, length, false))
-                                .collect::<Result<_, _>>()?,
-                        ),
-                        None => read_data(&mut c, d, length, last)?,
+                        Some(k) => {
+                            let read =
+                                |c: &mut Cursor<'_>, _: &mut Budget| read_data(c, d, length, false);
+                            (array(&mut c, &mut budget, At::top(&d.name), k, read)?, None)
+                        }
+                        None => (read_data(&mut c, d, length, last)?, Some(1)),
                     }
                 }
                 Item::Struct(s) => {
                     let count = resolve(&c, &out, &s.name, s.count.as_ref())?;
-                    let one = |c: &mut Cursor<'_>| -> Result<Value, DecodeError> {
-                        let members = s
-                            .members
-                            .iter()
-                            .map(|m| {
-                                let length = match &m.length {
-                                    Some(Param::Fixed(n)) => Some(*n as usize),
-                                    _ => None,
-                                };
-                                let v = match &m.count {
-                                    Some(Param::Fixed(k)) => Value::Array(
-                                        (0..*k)
-                                            .map(|_| read_data(c, m, length, false))
-                                            .collect::<Result<_, _>>()?,
-                                    ),
-                                    _ => read_data(c, m, length, false)?,
-                                };
-                                Ok(Field::new(m.name.clone(), v))
-                            })
-                            .collect::<Result<Vec<_>, DecodeError>>()?;
-                        Ok(Value::Struct(members))
-                    };
                     match count {
                         Some(k) => {
-                            Value::Array((0..k).map(|_| one(&mut c)).collect::<Result<_, _>>()?)
+                            let one = |c: &mut Cursor<'_>, b: &mut Budget| one_struct(c, b, s);
+                            (array(&mut c, &mut budget, At::top(&s.name), k, one)?, None)
                         }
-                        None => one(&mut c)?,
+                        None => (one_struct(&mut c, &mut budget, s)?, Some(1)),
                     }
                 }
             };
+            if let Some(count) = single {
+                budget.made(&c, start, At::top(item.name()), count)?;
+            }
             out.push(Field::new(item.name(), value));
         }
         Ok(out)
     }
+
+    /// The template's definitions: its items and their struct members.
+    fn definitions(&self) -> usize {
+        self.items
+            .iter()
+            .map(|i| match i {
+                Item::Data(_) => 1,
+                Item::Struct(s) => 1 + s.members.len(),
+            })
+            .sum()
+    }
+}
+
+/// A field's place, for an error: a top-level item, or a member of a struct.
+#[derive(Copy, Clone)]
+struct At<'t> {
+    outer: Option<&'t str>,
+    name: &'t str,
+}
+
+impl<'t> At<'t> {
+    fn top(name: &'t str) -> At<'t> {
+        At { outer: None, name }
+    }
+
+    fn path(self) -> String {
+        match self.outer {
+            Some(outer) => format!("{outer}.{}", self.name),
+            None => self.name.to_owned(),
+        }
+    }
+}
+
+/// The budget of values that take no payload bytes (see [`Template::decode`]).
+struct Budget {
+    left: usize,
+    limit: usize,
+    payload: usize,
+}
+
+impl Budget {
+    fn new(payload: usize, template: &Template) -> Budget {
+        let limit = payload.saturating_add(template.definitions());
+        Budget {
+            left: limit,
+            limit,
+            payload,
+        }
+    }
+
+    /// Accounts for one value of `field` (one of `count`) made from `start` to the cursor: free
+    /// when it took bytes, one unit of the budget when it took none.
+    fn made(
+        &mut self,
+        c: &Cursor<'_>,
+        start: usize,
+        field: At<'_>,
+        count: usize,
+    ) -> Result<(), DecodeError> {
+        if c.offset > start {
+            return Ok(());
+        }
+        match self.left.checked_sub(1) {
+            Some(left) => {
+                self.left = left;
+                Ok(())
+            }
+            None => Err(DecodeError::TooManyValues {
+                field: field.path(),
+                offset: start,
+                count,
+                payload: self.payload,
+                limit: self.limit,
+            }),
+        }
+    }
+}
+
+/// `count` values made by `one`, each accounted for as it is made.
+fn array(
+    c: &mut Cursor<'_>,
+    budget: &mut Budget,
+    field: At<'_>,
+    count: usize,
+    mut one: impl FnMut(&mut Cursor<'_>, &mut Budget) -> Result<Value, DecodeError>,
+) -> Result<Value, DecodeError> {
+    let mut items = Vec::new();
+    for _ in 0..count {
+        let start = c.offset;
+        items.push(one(c, budget)?);
+        budget.made(c, start, field, count)?;
+    }
+    Ok(Value::Array(items))
+}
+
+/// One instance of struct `s`: its members, with their fixed counts and lengths.
+fn one_struct(
+    c: &mut Cursor<'_>,
+    budget: &mut Budget,
+    s: &StructDef,
+) -> Result<Value, DecodeError> {
+    let mut members = Vec::with_capacity(s.members.len());
+    for m in &s.members {
+        let length = match &m.length {
+            Some(Param::Fixed(n)) => Some(*n as usize),
+            _ => None,
+        };
+        let at = At {
+            outer: Some(&s.name),
+            name: &m.name,
+        };
+        let start = c.offset;
+        let value = match &m.count {
+            Some(Param::Fixed(k)) => {
+                let read = |c: &mut Cursor<'_>, _: &mut Budget| read_data(c, m, length, false);
+                array(c, budget, at, *k as usize, read)?
+            }
+            _ => {
+                let v = read_data(c, m, length, false)?;
+                budget.made(c, start, at, 1)?;
+                v
+            }
+        };
+        members.push(Field::new(m.name.clone(), value));
+    }
+    Ok(Value::Struct(members))
 }
 
 /// The value of a `count` / `length` parameter: fixed, or an earlier integer field.

@@ -20,7 +20,8 @@
 //! [`AggregateFilter::parse`] reads back with every check of [`PayloadFilter::new`].
 
 use super::{
-    DataDef, EventDef, InType, Item, OutType, Param, Provider, StructDef, Template, parse_number,
+    DataDef, EventDef, InType, Item, MAX_PARAM, OutType, Param, Provider, StructDef, Template,
+    parse_number,
 };
 use crate::decode_error::DecodeError;
 use crate::fields::{Field, Value, find};
@@ -194,8 +195,8 @@ impl PayloadFilter {
     /// suffices) or all must hold.
     ///
     /// # Errors
-    /// [`DecodeError::Filter`] for no predicates or more than eight, a field the template
-    /// does not have at top level, an integer operator on a non-integer field or with a value
+    /// [`DecodeError::Filter`] for no predicates or more than eight, a template with a fixed
+    /// count or length above [`MAX_PARAM`], a field the template does not have at top level, an integer operator on a non-integer field or with a value
     /// that is not a number (or not two for BETWEEN / NOTBETWEEN, or 0 for MODULO), a string
     /// operator on a non-string field.
     pub fn new(
@@ -231,6 +232,7 @@ impl PayloadFilter {
             )));
         }
         let items = template.as_ref().map_or(&[][..], |t| &t.items[..]);
+        check_params(items)?;
         let compiled = predicates
             .iter()
             .map(|p| compile(items, id, version, p))
@@ -286,6 +288,38 @@ impl PayloadFilter {
             results.all(|r| r)
         }
     }
+}
+
+/// Refuses a template whose fixed counts or lengths TDH could not carry (more than
+/// [`MAX_PARAM`], DEC-17), as the manifest loader does: the filter decodes payloads with it.
+fn check_params(items: &[Item]) -> Result<(), DecodeError> {
+    let fixed = |p: &Option<Param>| match p {
+        Some(Param::Fixed(n)) if *n > MAX_PARAM => Some(*n),
+        _ => None,
+    };
+    let data = |d: &DataDef, path: String| match fixed(&d.count).or_else(|| fixed(&d.length)) {
+        Some(n) => Err(filter_err(format!(
+            "template field {path:?} has a fixed count or length of {n}, more than {MAX_PARAM}"
+        ))),
+        None => Ok(()),
+    };
+    for item in items {
+        match item {
+            Item::Data(d) => data(d, d.name.clone())?,
+            Item::Struct(s) => {
+                if let Some(n) = fixed(&s.count) {
+                    return Err(filter_err(format!(
+                        "template struct {:?} has a fixed count of {n}, more than {MAX_PARAM}",
+                        s.name
+                    )));
+                }
+                for m in &s.members {
+                    data(m, format!("{}.{}", s.name, m.name))?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Checks one predicate against the template's top-level items and compiles its operand.

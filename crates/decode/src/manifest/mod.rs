@@ -62,6 +62,11 @@ use roxmltree::{Document, Node};
 use std::collections::HashMap;
 use types::{WIN_CHANNELS, WIN_KEYWORDS, WIN_LEVELS, WIN_OPCODES, WIN_TASKS, win_lookup};
 
+/// The largest fixed `count` or `length` a manifest may give: TDH carries counts and lengths
+/// in 16 bits (PropertyParamFixedCount / PropertyParamFixedLength, DEC-17), as it does those
+/// taken from a field.
+pub const MAX_PARAM: u32 = u16::MAX as u32;
+
 /// The providers of one instrumentation manifest.
 #[doc(alias = "instrumentationManifest")]
 #[derive(Clone, Debug, PartialEq)]
@@ -446,7 +451,8 @@ fn win_name<T: PartialEq + Copy>(table: &[(&str, T)], value: T) -> Option<String
 /// # Errors
 /// [`DecodeError::Xml`] for text that is not well-formed XML (or not decodable);
 /// [`DecodeError::Manifest`] naming the line and element of a rule broken (a missing or bad
-/// attribute, an unknown type or name, a `win:Binary` without `length`…).
+/// attribute, an unknown type or name, a `win:Binary` without `length`, a fixed count or
+/// length above [`MAX_PARAM`]…).
 pub fn load_manifest(bytes: &[u8]) -> Result<Manifest, DecodeError> {
     let text = decode_text(bytes)?;
     Manifest::parse(&text)
@@ -587,6 +593,17 @@ pub(crate) fn parse_number(text: &str) -> Option<u64> {
     }
 }
 
+/// Whether `text` is written as a number (decimal digits, or `0x` and hex digits), whatever
+/// its size.
+fn looks_numeric(text: &str) -> bool {
+    let t = text.trim();
+    let (digits, radix) = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => (hex, 16),
+        None => (t, 10),
+    };
+    !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix))
+}
+
 fn number<T: TryFrom<u64>>(node: Node<'_, '_>, attr: &str) -> Result<T, DecodeError> {
     let text = required(node, attr)?;
     parse_number(text)
@@ -604,13 +621,23 @@ fn optional_number<T: TryFrom<u64>>(
     }
 }
 
-fn param(node: Node<'_, '_>, attr: &str) -> Option<Param> {
-    node.attribute(attr).map(
-        |v| match parse_number(v).and_then(|n| u32::try_from(n).ok()) {
-            Some(n) => Param::Fixed(n),
-            None => Param::Field(v.to_owned()),
-        },
-    )
+/// A `count` or `length` attribute: a number (at most [`MAX_PARAM`]) or a field's name.
+fn param(node: Node<'_, '_>, attr: &str) -> Result<Option<Param>, DecodeError> {
+    let Some(v) = node.attribute(attr) else {
+        return Ok(None);
+    };
+    if !looks_numeric(v) {
+        return Ok(Some(Param::Field(v.to_owned())));
+    }
+    match parse_number(v).and_then(|n| u32::try_from(n).ok()) {
+        Some(n) if n <= MAX_PARAM => Ok(Some(Param::Fixed(n))),
+        _ => Err(err_at(
+            node,
+            format!(
+                "{attr}={v:?} is more than {MAX_PARAM}: TDH counts and lengths are 16-bit (DEC-17)"
+            ),
+        )),
+    }
 }
 
 /// An event attribute naming a level, task, opcode or channel, as its number: 0 when the
@@ -794,7 +821,7 @@ impl Cx<'_> {
                 OutType::from_name(o).ok_or_else(|| err_at(d, format!("unknown outType {o:?}")))?,
             ),
         };
-        let length = param(d, "length");
+        let length = param(d, "length")?;
         if in_type == InType::BINARY && length.is_none() {
             return Err(err_at(d, "win:Binary needs a length"));
         }
@@ -802,7 +829,7 @@ impl Cx<'_> {
             name: required(d, "name")?.to_owned(),
             in_type,
             out_type,
-            count: param(d, "count"),
+            count: param(d, "count")?,
             length,
             map: d.attribute("map").map(str::to_owned),
         })
@@ -829,7 +856,7 @@ impl Cx<'_> {
                     items.push(Item::Data(d));
                 }
                 "struct" => {
-                    let count = param(c, "count");
+                    let count = param(c, "count")?;
                     check_ref(c, &count, &earlier)?;
                     let members = children(c, "data")
                         .map(|d| self.data(d))
