@@ -6,6 +6,9 @@ use etwsim_decode::DecodeError;
 use etwsim_decode::fields::Value;
 use etwsim_decode::manifest::filter::{AggregateFilter, PayloadFilter, PayloadOperator, Predicate};
 use etwsim_decode::manifest::{Manifest, Provider};
+use etwsim_decode::tracelogging::{
+    self, Arity, EventSchema, FieldDef, InType as TlInType, MAX_VALUES,
+};
 
 /// A manifest of one provider whose template `T` (of event 1) holds `items`; the items start
 /// on line 4.
@@ -167,4 +170,31 @@ fn a_payload_filter_refuses_a_template_count_past_16_bits() {
     bytes[at + 1..at + 5].copy_from_slice(&u32::MAX.to_le_bytes());
     let err = AggregateFilter::parse(&bytes).unwrap_err();
     assert!(err.to_string().contains("4294967295"), "{err}");
+}
+
+#[test]
+fn tracelogging_struct_copies_are_charged_for_their_names() {
+    // rule: DEC-07
+    // Each decoded struct element carries a copy of its members' definitions; a long member
+    // name makes each copy large, so the guard counts it.
+    let long = "M".repeat(2000);
+    let member = FieldDef::new(long.clone(), TlInType::UINT8).with_arity(Arity::Fixed(0));
+    let schema = EventSchema {
+        name: "Bomb".into(),
+        tag: 0,
+        fields: vec![FieldDef::structure("S", vec![member]).with_arity(Arity::Fixed(65535))],
+    };
+    let metadata = schema.to_bytes().unwrap();
+    let err = tracelogging::decode_event(&metadata, &[]).unwrap_err();
+    assert!(err.to_string().contains("values"), "{err}");
+    // With one payload byte per element the copies are still charged.
+    let member = FieldDef::new(long, TlInType::UINT8);
+    let schema = EventSchema {
+        name: "Bomb".into(),
+        tag: 0,
+        fields: vec![FieldDef::structure("S", vec![member]).with_arity(Arity::Fixed(65535))],
+    };
+    let metadata = schema.to_bytes().unwrap();
+    let err = tracelogging::decode_event(&metadata, &[1; 65535]).unwrap_err();
+    assert!(err.to_string().contains(&MAX_VALUES.to_string()), "{err}");
 }

@@ -10,13 +10,28 @@ use crate::wire::utf16_lossy;
 use etwsim_types::Guid;
 
 /// The most values one event may decode to, counting every value and every copy of a field
-/// definition a decoded struct carries: etwsim's guard against metadata that makes a few
-/// payload bytes stand for billions of empty struct elements (no rule sets a limit).
+/// definition a decoded struct carries — one for each definition and one for each 64
+/// bytes of name and custom type information it holds: etwsim's guard
+/// against metadata that makes a few payload bytes stand for billions of struct elements,
+/// or for thousands of copies of a long name (no rule sets a limit).
+///
+/// Unlike the manifest decoder ([`crate::manifest::Template::decode`]), this one does not
+/// also bound values that take no payload bytes by the payload's length: the encoder builds
+/// any fixed-count array of empty structs, and every event it builds decodes back.
 pub const MAX_VALUES: usize = 1 << 20;
 
-/// How many definitions a copy of `def` holds: itself and all its members, nested.
+/// Bytes of a copied definition's name and custom type information that count as one value
+/// against [`MAX_VALUES`].
+const COPY_BYTES: usize = 64;
+
+/// What a copy of `def` costs against [`MAX_VALUES`]: each definition in it (itself and all
+/// its members, nested), and each [`COPY_BYTES`] of their names and custom type information.
 fn weight(def: &FieldDef) -> usize {
-    1 + def.members.iter().map(weight).sum::<usize>()
+    let custom = match &def.arity {
+        Arity::Custom(info) => info.len(),
+        _ => 0,
+    };
+    1 + (def.name.len() + custom) / COPY_BYTES + def.members.iter().map(weight).sum::<usize>()
 }
 
 /// A counted value's largest byte count, and a VCOUNT array's largest element count.
