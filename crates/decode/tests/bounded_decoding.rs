@@ -1,14 +1,16 @@
 //! Bad input costs bounded time and memory (issue 33): a decoder never makes more values than
-//! the payload has bytes to give them, and counts and lengths a manifest cannot mean are
-//! refused when it loads.
+//! the payload has bytes to give them, counts and lengths a manifest cannot mean are refused
+//! when it loads, and what a manifest's text can multiply (resolved messages, message
+//! insertions) stays proportional to it.
 
 use etwsim_decode::DecodeError;
 use etwsim_decode::fields::Value;
 use etwsim_decode::manifest::filter::{AggregateFilter, PayloadFilter, PayloadOperator, Predicate};
-use etwsim_decode::manifest::{Manifest, Provider};
+use etwsim_decode::manifest::{Manifest, Provider, format_message, load_manifest};
 use etwsim_decode::tracelogging::{
     self, Arity, EventSchema, FieldDef, InType as TlInType, MAX_VALUES,
 };
+use std::time::{Duration, Instant};
 
 /// A manifest of one provider whose template `T` (of event 1) holds `items`; the items start
 /// on line 4.
@@ -197,4 +199,46 @@ fn tracelogging_struct_copies_are_charged_for_their_names() {
     let metadata = schema.to_bytes().unwrap();
     let err = tracelogging::decode_event(&metadata, &[1; 65535]).unwrap_err();
     assert!(err.to_string().contains(&MAX_VALUES.to_string()), "{err}");
+}
+
+#[test]
+fn message_insertions_cost_time_linear_in_the_message() {
+    // rule: DEC-26
+    // 400 KB of `%1!s!`: each insertion used to copy the rest of the message.
+    let text = "%1!s!".repeat(80_000);
+    let start = Instant::now();
+    let out = format_message(&text, &["a".to_owned()]);
+    assert_eq!(out.len(), 80_000);
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn a_string_resolved_by_many_elements_cannot_multiply_the_manifest() {
+    // rule: DEC-25
+    // One 50 KB string used as the message of 1,000 events: 50 MB of copies from 100 KB.
+    let events: String = (1..=1000)
+        .map(|i| format!("<event value=\"{i}\" message=\"$(string.Big)\"/>"))
+        .collect();
+    let text = format!(
+        "<instrumentationManifest><instrumentation><events>\n\
+         <provider name=\"P\" guid=\"{{3e4f2c1a-5b6d-4e7f-8a9b-0c1d2e3f4a5b}}\">\n\
+         <events>{events}</events>\n\
+         </provider></events></instrumentation>\n\
+         <localization><resources culture=\"en-US\"><stringTable>\n\
+         <string id=\"Big\" value=\"{}\"/>\n\
+         </stringTable></resources></localization></instrumentationManifest>",
+        "x".repeat(50_000)
+    );
+    let err = load_manifest(text.as_bytes()).unwrap_err();
+    assert!(
+        matches!(&err, DecodeError::Manifest { line: 3, element, .. } if element == "event"),
+        "{err}"
+    );
+    // A few references to it are fine.
+    let few = text.replacen("$(string.Big)", "plain", 990);
+    load_manifest(few.as_bytes()).unwrap();
 }

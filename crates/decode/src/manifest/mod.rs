@@ -59,6 +59,7 @@ pub use types::{InType, OutType};
 use crate::decode_error::DecodeError;
 use etwsim_types::Guid;
 use roxmltree::{Document, Node};
+use std::cell::Cell;
 use std::collections::HashMap;
 use types::{WIN_CHANNELS, WIN_KEYWORDS, WIN_LEVELS, WIN_OPCODES, WIN_TASKS, win_lookup};
 
@@ -66,6 +67,13 @@ use types::{WIN_CHANNELS, WIN_KEYWORDS, WIN_LEVELS, WIN_OPCODES, WIN_TASKS, win_
 /// in 16 bits (PropertyParamFixedCount / PropertyParamFixedLength, DEC-17), as it does those
 /// taken from a field.
 pub const MAX_PARAM: u32 = u16::MAX as u32;
+
+/// Resolved messages (`$(string.Id)`) may copy at most this many times the manifest's text,
+/// plus [`MESSAGE_SLACK`] bytes: one long string referenced by every event could otherwise
+/// turn a few hundred KB of text into GBs of copies. Real manifests copy about once.
+const MESSAGE_FACTOR: usize = 8;
+/// See [`MESSAGE_FACTOR`].
+const MESSAGE_SLACK: usize = 1 << 20;
 
 /// The providers of one instrumentation manifest.
 #[doc(alias = "instrumentationManifest")]
@@ -515,7 +523,14 @@ impl Manifest {
             ));
         }
         let strings = string_table(root);
-        let cx = Cx { strings: &strings };
+        let cx = Cx {
+            strings: &strings,
+            message_budget: Cell::new(
+                xml.len()
+                    .saturating_mul(MESSAGE_FACTOR)
+                    .saturating_add(MESSAGE_SLACK),
+            ),
+        };
         let providers = root
             .descendants()
             .filter(|n| n.is_element() && n.tag_name().name() == "provider")
@@ -655,6 +670,8 @@ fn resolve_attr<T: Default>(
 
 struct Cx<'s> {
     strings: &'s HashMap<String, String>,
+    /// Bytes resolved messages may still copy (see [`MESSAGE_FACTOR`]).
+    message_budget: Cell<usize>,
 }
 
 impl Cx<'_> {
@@ -667,12 +684,24 @@ impl Cx<'_> {
             .strip_prefix("$(string.")
             .and_then(|r| r.strip_suffix(')'))
         {
-            Some(id) => self
-                .strings
-                .get(id)
-                .cloned()
-                .map(Some)
-                .ok_or_else(|| err_at(node, format!("no string {id:?} in the string table"))),
+            Some(id) => {
+                let s = self
+                    .strings
+                    .get(id)
+                    .ok_or_else(|| err_at(node, format!("no string {id:?} in the string table")))?;
+                let Some(left) = self.message_budget.get().checked_sub(s.len()) else {
+                    return Err(err_at(
+                        node,
+                        format!(
+                            "string {id:?} ({} bytes) is used so often that resolved messages \
+                             would copy more than {MESSAGE_FACTOR} times the manifest's text",
+                            s.len()
+                        ),
+                    ));
+                };
+                self.message_budget.set(left);
+                Ok(Some(s.clone()))
+            }
             None => Ok(Some(text.to_owned())),
         }
     }

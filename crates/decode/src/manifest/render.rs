@@ -184,10 +184,13 @@ pub fn format_message(text: &str, args: &[String]) -> String {
                     n = n * 10 + d2 as usize;
                     chars.next();
                 }
-                // An optional printf-style spec: %1!s!
+                // An optional printf-style spec: %1!s!. Found by looking ahead to the next
+                // `!` and skipped only when it closes: each character is looked at a bounded
+                // number of times, so the work stays linear in the message.
                 if chars.peek() == Some(&'!') {
-                    let rest: String = chars.clone().skip(1).collect();
-                    if let Some(end) = rest.find('!') {
+                    let mut ahead = chars.clone();
+                    ahead.next();
+                    if let Some(end) = ahead.position(|c| c == '!') {
                         for _ in 0..end + 2 {
                             chars.next();
                         }
