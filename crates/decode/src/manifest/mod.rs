@@ -52,6 +52,7 @@ mod decode;
 pub mod filter;
 mod render;
 mod types;
+mod xml_depth;
 
 pub use render::format_message;
 pub use types::{InType, OutType};
@@ -62,6 +63,15 @@ use roxmltree::{Document, Node};
 use std::cell::Cell;
 use std::collections::HashMap;
 use types::{WIN_CHANNELS, WIN_KEYWORDS, WIN_LEVELS, WIN_OPCODES, WIN_TASKS, win_lookup};
+
+/// How deep elements may nest in a manifest, the root element counting as 1: 256. Real
+/// manifests nest fewer than 20 deep; the XML parser recurses once per level, so deeper text
+/// is refused by a linear scan before it reaches the parser (see [`Manifest::parse`]).
+pub const MAX_XML_DEPTH: usize = 256;
+
+/// The most XML nodes (elements, text, comments…) a manifest may have: 1,048,576, the
+/// parser's `nodes_limit`. A 64 MiB manifest of real content has well under a million.
+pub const MAX_XML_NODES: u32 = 1 << 20;
 
 /// The largest fixed `count` or `length` a manifest may give: TDH carries counts and lengths
 /// in 16 bits (PropertyParamFixedCount / PropertyParamFixedLength, DEC-17), as it does those
@@ -457,7 +467,8 @@ fn win_name<T: PartialEq + Copy>(table: &[(&str, T)], value: T) -> Option<String
 /// with a byte-order mark, as manifests are often saved.
 ///
 /// # Errors
-/// [`DecodeError::Xml`] for text that is not well-formed XML (or not decodable);
+/// [`DecodeError::Xml`] for text that is not well-formed XML (or not decodable), nests
+/// elements deeper than [`MAX_XML_DEPTH`] or has more than [`MAX_XML_NODES`] nodes;
 /// [`DecodeError::Manifest`] naming the line and element of a rule broken (a missing or bad
 /// attribute, an unknown type or name, a `win:Binary` without `length`, a fixed count or
 /// length above [`MAX_PARAM`]…).
@@ -500,12 +511,18 @@ fn decode_text(bytes: &[u8]) -> Result<String, DecodeError> {
 impl Manifest {
     /// Parses manifest text (see [`load_manifest`]).
     ///
+    /// Before the XML parser sees the text, a linear scan counts element nesting (start and
+    /// end tags, skipping comments, CDATA, processing instructions, declarations and quoted
+    /// attribute values) and refuses text that nests deeper than [`MAX_XML_DEPTH`]: the
+    /// parser recurses once per level and would overflow the stack.
+    ///
     /// # Errors
     /// As [`load_manifest`].
     pub fn parse(xml: &str) -> Result<Manifest, DecodeError> {
+        xml_depth::check(xml, MAX_XML_DEPTH)?;
         let options = roxmltree::ParsingOptions {
             allow_dtd: false,
-            nodes_limit: 1 << 20,
+            nodes_limit: MAX_XML_NODES,
         };
         let doc = Document::parse_with_options(xml, options).map_err(|e| {
             let pos = e.pos();
