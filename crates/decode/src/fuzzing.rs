@@ -52,11 +52,14 @@ pub fn decode_mof(data: &[u8]) {
 /// Bytes as a manifest file. When it loads, every event of every provider is decoded with
 /// both pointer sizes from no payload, from a few bytes (zeros and ones: counts taken from
 /// them are 0 or large, so items that take no bytes meet the value budget) and from the
-/// same bytes, and its values and message rendered.
+/// same bytes, and its values and message rendered; its diagnostics are rendered too.
 pub fn load_manifest(data: &[u8]) {
     let Ok(m) = manifest::load_manifest(data) else {
         return;
     };
+    for d in m.diagnostics() {
+        let _ = d.to_string();
+    }
     for p in &m.providers {
         for e in &p.events {
             let _ = p.keyword_names(e.keywords);

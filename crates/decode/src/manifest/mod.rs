@@ -60,8 +60,9 @@ pub use types::{InType, OutType};
 use crate::decode_error::DecodeError;
 use etwsim_types::Guid;
 use roxmltree::{Document, Node};
-use std::cell::Cell;
-use std::collections::HashMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::fmt;
 use types::{WIN_CHANNELS, WIN_KEYWORDS, WIN_LEVELS, WIN_OPCODES, WIN_TASKS, win_lookup};
 
 /// How deep elements may nest in a manifest, the root element counting as 1: 256. Real
@@ -85,15 +86,63 @@ const MESSAGE_FACTOR: usize = 8;
 /// See [`MESSAGE_FACTOR`].
 const MESSAGE_SLACK: usize = 1 << 20;
 
-/// The providers of one instrumentation manifest.
+/// The providers of one instrumentation manifest, and what the loader noticed about it
+/// ([`diagnostics`](Self::diagnostics)).
 #[doc(alias = "instrumentationManifest")]
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct Manifest {
     /// Every `provider` element, in document order.
     pub providers: Vec<Provider>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// How much a [`Diagnostic`] costs the manifest.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Severity {
+    /// The manifest can still be read one way, and was: a reference to a map the manifest
+    /// does not define leaves the field a plain number; one to an undefined level, task,
+    /// opcode, keyword or channel leaves that part of the event unnamed (0 in its
+    /// [`EventDef`], the record's own number when shown).
+    Warning,
+    /// The element could not be read and was left out, with what depends on it. Today's
+    /// loader refuses such a manifest with a [`DecodeError::Manifest`] instead; a forgiving
+    /// loader records the problem here and keeps the rest.
+    Error,
+}
+
+/// Something the loader noticed about a manifest that did not stop it: where (line and
+/// element) and what. Shown as `LINE: <element>: message`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Diagnostic {
+    /// 1-based line of the element.
+    pub line: u32,
+    /// The element's name (`data`, `event`).
+    pub element: String,
+    /// What is wrong, and how the manifest was read despite it.
+    pub message: String,
+    /// What it cost.
+    pub severity: Severity,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: <{}>: {}", self.line, self.element, self.message)
+    }
 }
 
 impl Manifest {
+    /// What the loader noticed without refusing the manifest (DEC-16…DEC-24), in the order
+    /// it read the elements: a manifest that can be read one way loads, and this says how.
+    /// Empty for a clean manifest.
+    ///
+    /// Where a manifest cannot be read one way — a template `tid`, an event (value,
+    /// version) or a provider GUID defined twice — [`load_manifest`] refuses it instead.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
     /// The provider with GUID `guid`.
     pub fn provider(&self, guid: Guid) -> Option<&Provider> {
         self.providers.iter().find(|p| p.guid == guid)
@@ -466,12 +515,16 @@ fn win_name<T: PartialEq + Copy>(table: &[(&str, T)], value: T) -> Option<String
 /// Loads a manifest from its file bytes: UTF-8 (with or without a byte-order mark) or UTF-16
 /// with a byte-order mark, as manifests are often saved.
 ///
+/// What the loader notices without refusing the manifest is in
+/// [`Manifest::diagnostics`].
+///
 /// # Errors
 /// [`DecodeError::Xml`] for text that is not well-formed XML (or not decodable), nests
 /// elements deeper than [`MAX_XML_DEPTH`] or has more than [`MAX_XML_NODES`] nodes;
 /// [`DecodeError::Manifest`] naming the line and element of a rule broken (a missing or bad
-/// attribute, an unknown type or name, a `win:Binary` without `length`, a fixed count or
-/// length above [`MAX_PARAM`]…).
+/// attribute, an unknown type or template, a `win:Binary` without `length`, a fixed count
+/// or length above [`MAX_PARAM`]…) or of an ambiguity: a template `tid`, an event (value,
+/// version) or a provider GUID defined twice (the message names the other place).
 pub fn load_manifest(bytes: &[u8]) -> Result<Manifest, DecodeError> {
     let text = decode_text(bytes)?;
     Manifest::parse(&text)
@@ -542,18 +595,36 @@ impl Manifest {
         let strings = string_table(root);
         let cx = Cx {
             strings: &strings,
+            diagnostics: RefCell::new(Vec::new()),
             message_budget: Cell::new(
                 xml.len()
                     .saturating_mul(MESSAGE_FACTOR)
                     .saturating_add(MESSAGE_SLACK),
             ),
         };
-        let providers = root
+        let mut providers = Vec::new();
+        let mut guids: HashMap<Guid, (u32, String)> = HashMap::new();
+        for p in root
             .descendants()
             .filter(|n| n.is_element() && n.tag_name().name() == "provider")
-            .map(|p| cx.provider(p))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Manifest { providers })
+        {
+            let provider = cx.provider(p)?;
+            if let Some((line, name)) = guids.get(&provider.guid) {
+                return Err(err_at(
+                    p,
+                    format!(
+                        "provider GUID {} is already defined by provider {name:?} on line {line}",
+                        provider.guid
+                    ),
+                ));
+            }
+            guids.insert(provider.guid, (line_of(p), provider.name.clone()));
+            providers.push(provider);
+        }
+        Ok(Manifest {
+            providers,
+            diagnostics: cx.diagnostics.into_inner(),
+        })
     }
 }
 
@@ -672,26 +743,89 @@ fn param(node: Node<'_, '_>, attr: &str) -> Result<Option<Param>, DecodeError> {
     }
 }
 
-/// An event attribute naming a level, task, opcode or channel, as its number: 0 when the
-/// attribute is absent, an error naming the element when `lookup` does not know the name.
-fn resolve_attr<T: Default>(
-    e: Node<'_, '_>,
-    attr: &str,
-    lookup: impl FnOnce(&str) -> Option<T>,
-) -> Result<T, DecodeError> {
-    match e.attribute(attr) {
-        None => Ok(T::default()),
-        Some(n) => lookup(n).ok_or_else(|| err_at(e, format!("unknown {attr} {n:?}"))),
+/// The names an event may refer to, indexed once per provider so that loading stays linear
+/// in the manifest: the first definition of a name wins, as the [`Provider`] lookups do.
+struct Names<'p> {
+    levels: HashMap<&'p str, u8>,
+    tasks: HashMap<&'p str, u16>,
+    task_opcodes: HashMap<(u16, &'p str), u8>,
+    opcodes: HashMap<&'p str, u8>,
+    channels: HashMap<&'p str, u8>,
+    keywords: HashMap<&'p str, u64>,
+}
+
+impl<'p> Names<'p> {
+    fn of(p: &'p Provider) -> Names<'p> {
+        let mut n = Names {
+            levels: HashMap::new(),
+            tasks: HashMap::new(),
+            task_opcodes: HashMap::new(),
+            opcodes: HashMap::new(),
+            channels: HashMap::new(),
+            keywords: HashMap::new(),
+        };
+        for l in &p.levels {
+            n.levels.entry(&l.name).or_insert(l.value);
+        }
+        for t in &p.tasks {
+            n.tasks.entry(&t.name).or_insert(t.value);
+            for o in &t.opcodes {
+                n.task_opcodes.entry((t.value, &o.name)).or_insert(o.value);
+            }
+        }
+        for o in &p.opcodes {
+            n.opcodes.entry(&o.name).or_insert(o.value);
+        }
+        for c in &p.channels {
+            n.channels.entry(&c.chid).or_insert(c.value);
+            n.channels.entry(&c.name).or_insert(c.value);
+        }
+        for k in &p.keywords {
+            n.keywords.entry(&k.name).or_insert(k.value);
+        }
+        n
     }
 }
 
 struct Cx<'s> {
     strings: &'s HashMap<String, String>,
+    /// What the loader noticed, in reading order.
+    diagnostics: RefCell<Vec<Diagnostic>>,
     /// Bytes resolved messages may still copy (see [`MESSAGE_FACTOR`]).
     message_budget: Cell<usize>,
 }
 
 impl Cx<'_> {
+    /// Records a warning about `node`.
+    fn warn(&self, node: Node<'_, '_>, message: String) {
+        self.diagnostics.borrow_mut().push(Diagnostic {
+            line: line_of(node),
+            element: node.tag_name().name().to_owned(),
+            message,
+            severity: Severity::Warning,
+        });
+    }
+
+    /// An event attribute naming a level, task, opcode or channel, as its number: 0 when the
+    /// attribute is absent, and 0 with a warning when `lookup` does not know the name.
+    fn resolve_attr<T: Default>(
+        &self,
+        e: Node<'_, '_>,
+        attr: &str,
+        lookup: impl FnOnce(&str) -> Option<T>,
+    ) -> T {
+        let Some(n) = e.attribute(attr) else {
+            return T::default();
+        };
+        lookup(n).unwrap_or_else(|| {
+            self.warn(
+                e,
+                format!("{attr} {n:?} is not defined: the event's {attr} is left unnamed (0 here)"),
+            );
+            T::default()
+        })
+    }
+
     /// A `message` attribute: `$(string.Id)` resolved, other text as is.
     fn message(&self, node: Node<'_, '_>, attr: &str) -> Result<Option<String>, DecodeError> {
         let Some(text) = node.attribute(attr) else {
@@ -808,13 +942,44 @@ impl Cx<'_> {
                 entries,
             });
         }
+        let map_names: HashSet<&str> = provider.maps.iter().map(|m| m.name.as_str()).collect();
+        let mut tids: HashMap<String, u32> = HashMap::new();
+        let mut templates = Vec::new();
         for t in grouped(p, "templates", "template") {
-            provider.templates.push(self.template(t)?);
+            let template = self.template(t, &map_names)?;
+            if let Some(line) = tids.get(&template.tid) {
+                return Err(err_at(
+                    t,
+                    format!(
+                        "template tid {:?} is already defined on line {line}: events using it \
+                         could be read either way",
+                        template.tid
+                    ),
+                ));
+            }
+            tids.insert(template.tid.clone(), line_of(t));
+            templates.push(template);
         }
+        provider.templates = templates;
+        let names = Names::of(&provider);
+        let mut ids: HashMap<(u16, u8), u32> = HashMap::new();
+        let mut events = Vec::new();
         for e in grouped(p, "events", "event") {
-            let event = self.event(e, &provider)?;
-            provider.events.push(event);
+            let event = self.event(e, &names, &tids)?;
+            if let Some(line) = ids.get(&(event.id, event.version)) {
+                return Err(err_at(
+                    e,
+                    format!(
+                        "event {} version {} is already defined on line {line}: its records \
+                         could be read either way",
+                        event.id, event.version
+                    ),
+                ));
+            }
+            ids.insert((event.id, event.version), line_of(e));
+            events.push(event);
         }
+        provider.events = events;
         Ok(provider)
     }
 
@@ -881,7 +1046,19 @@ impl Cx<'_> {
         })
     }
 
-    fn template(&self, t: Node<'_, '_>) -> Result<Template, DecodeError> {
+    /// A warning for a `map` attribute of `d` that names none of `maps`.
+    fn check_map(&self, d: Node<'_, '_>, def: &DataDef, maps: &HashSet<&str>) {
+        if let Some(m) = &def.map {
+            if !maps.contains(m.as_str()) {
+                self.warn(
+                    d,
+                    format!("map {m:?} is not defined: the field shows as a plain number"),
+                );
+            }
+        }
+    }
+
+    fn template(&self, t: Node<'_, '_>, maps: &HashSet<&str>) -> Result<Template, DecodeError> {
         let mut items = Vec::new();
         let mut earlier: Vec<(String, bool)> = Vec::new(); // (name, is integer)
         let check_ref = |node: Node<'_, '_>, p: &Option<Param>, earlier: &[(String, bool)]| match p
@@ -896,6 +1073,7 @@ impl Cx<'_> {
             match c.tag_name().name() {
                 "data" => {
                     let d = self.data(c)?;
+                    self.check_map(c, &d, maps);
                     check_ref(c, &d.count, &earlier)?;
                     check_ref(c, &d.length, &earlier)?;
                     earlier.push((d.name.clone(), d.in_type.is_integer() && d.count.is_none()));
@@ -916,6 +1094,7 @@ impl Cx<'_> {
                                 "struct members take fixed counts and lengths",
                             ));
                         }
+                        self.check_map(node, m, maps);
                     }
                     let name = required(c, "name")?.to_owned();
                     earlier.push((name.clone(), false));
@@ -934,50 +1113,51 @@ impl Cx<'_> {
         })
     }
 
-    fn event(&self, e: Node<'_, '_>, p: &Provider) -> Result<EventDef, DecodeError> {
-        let level = resolve_attr(e, "level", |n| {
+    fn event(
+        &self,
+        e: Node<'_, '_>,
+        p: &Names<'_>,
+        templates: &HashMap<String, u32>,
+    ) -> Result<EventDef, DecodeError> {
+        let level = self.resolve_attr(e, "level", |n| {
             p.levels
-                .iter()
-                .find(|l| l.name == n)
-                .map(|l| l.value)
+                .get(n)
+                .copied()
                 .or_else(|| win_lookup(WIN_LEVELS, n))
-        })?;
-        let task = resolve_attr(e, "task", |n| {
-            p.tasks
-                .iter()
-                .find(|t| t.name == n)
-                .map(|t| t.value)
-                .or_else(|| win_lookup(WIN_TASKS, n))
-        })?;
-        let opcode = resolve_attr(e, "opcode", |n| {
-            p.tasks
-                .iter()
-                .filter(|t| t.value == task)
-                .flat_map(|t| &t.opcodes)
-                .chain(&p.opcodes)
-                .find(|o| o.name == n)
-                .map(|o| o.value)
+        });
+        let task = self.resolve_attr(e, "task", |n| {
+            p.tasks.get(n).copied().or_else(|| win_lookup(WIN_TASKS, n))
+        });
+        let opcode = self.resolve_attr(e, "opcode", |n| {
+            p.task_opcodes
+                .get(&(task, n))
+                .or_else(|| p.opcodes.get(n))
+                .copied()
                 .or_else(|| win_lookup(WIN_OPCODES, n))
-        })?;
-        let channel = resolve_attr(e, "channel", |n| {
-            p.channels
-                .iter()
-                .find(|c| c.chid == n || c.name == n)
-                .map(|c| c.value)
-        })?;
+        });
+        let channel = self.resolve_attr(e, "channel", |n| p.channels.get(n).copied());
         let keyword_names: Vec<String> = e
             .attribute("keywords")
             .map(|k| k.split_whitespace().map(str::to_owned).collect())
             .unwrap_or_default();
         let mut keywords = 0;
         for k in &keyword_names {
-            keywords |= p
-                .keyword(k)
-                .ok_or_else(|| err_at(e, format!("unknown keyword {k:?}")))?;
+            match p
+                .keywords
+                .get(k.as_str())
+                .copied()
+                .or_else(|| win_lookup(WIN_KEYWORDS, k))
+            {
+                Some(mask) => keywords |= mask,
+                None => self.warn(
+                    e,
+                    format!("keyword {k:?} is not defined: it is left out of the event's mask"),
+                ),
+            }
         }
         let template = e.attribute("template").map(str::to_owned);
         if let Some(t) = &template {
-            if p.template(t).is_none() {
+            if !templates.contains_key(t) {
                 return Err(err_at(e, format!("unknown template {t:?}")));
             }
         }
