@@ -177,3 +177,27 @@ fn a_clean_manifest_has_no_diagnostics() {
         assert_eq!(m.diagnostics(), &[], "{name}");
     }
 }
+
+#[test]
+fn a_keyword_number_past_64_bits_says_so() {
+    // rule: DEC-22
+    let (_, element, message) = refused(&wrap(
+        "<keywords><keyword name=\"K\" mask=\"0x10000000000000000\"/></keywords>",
+    ));
+    assert_eq!(element, "keyword");
+    assert!(message.contains("does not fit in 64 bits"), "{message}");
+    // An event naming a keyword by a number too wide: the diagnostic says why.
+    let (_, d) =
+        one_diagnostic("<events>\n<event value=\"1\" keywords=\"0x10000000000000000\"/></events>");
+    assert!(d.message.contains("does not fit in 64 bits"), "{d}");
+    // A session's keyword names.
+    let m = Manifest::parse(&wrap(
+        "<keywords><keyword name=\"K\" mask=\"0x1\"/></keywords>",
+    ))
+    .unwrap();
+    let err = m.providers[0]
+        .keyword_mask(&["K", "18446744073709551616"])
+        .unwrap_err();
+    assert!(err.to_string().contains("does not fit in 64 bits"), "{err}");
+    assert_eq!(m.providers[0].keyword_mask(&["K"]).unwrap(), 1);
+}

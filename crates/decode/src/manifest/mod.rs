@@ -407,11 +407,15 @@ impl Provider {
     /// The OR of the masks of `names`.
     ///
     /// # Errors
-    /// [`DecodeError::Filter`] naming an unknown keyword.
+    /// [`DecodeError::Filter`] naming an unknown keyword (or saying that a number given as
+    /// one does not fit in 64 bits).
     pub fn keyword_mask(&self, names: &[&str]) -> Result<u64, DecodeError> {
         names.iter().try_fold(0, |acc, n| {
             self.keyword(n).map(|m| acc | m).ok_or_else(|| {
-                DecodeError::Filter(format!("no keyword named {n:?} in {}", self.name))
+                DecodeError::Filter(match too_wide(n) {
+                    Some(why) => format!("keyword {why}"),
+                    None => format!("no keyword named {n:?} in {}", self.name),
+                })
             })
         })
     }
@@ -707,11 +711,24 @@ fn looks_numeric(text: &str) -> bool {
     !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix))
 }
 
+/// `"…" does not fit in 64 bits` when `text` is written as a number wider than 64 bits.
+fn too_wide(text: &str) -> Option<String> {
+    (looks_numeric(text) && parse_number(text).is_none())
+        .then(|| format!("{text:?} is a number that does not fit in 64 bits"))
+}
+
 fn number<T: TryFrom<u64>>(node: Node<'_, '_>, attr: &str) -> Result<T, DecodeError> {
     let text = required(node, attr)?;
-    parse_number(text)
-        .and_then(|v| T::try_from(v).ok())
-        .ok_or_else(|| err_at(node, format!("{attr}={text:?} is not a number in range")))
+    match parse_number(text) {
+        Some(v) => {
+            T::try_from(v).map_err(|_| err_at(node, format!("{attr}={text:?} is out of range")))
+        }
+        None if looks_numeric(text) => Err(err_at(
+            node,
+            format!("{attr}={text:?} does not fit in 64 bits"),
+        )),
+        None => Err(err_at(node, format!("{attr}={text:?} is not a number"))),
+    }
 }
 
 fn optional_number<T: TryFrom<u64>>(
@@ -1151,7 +1168,12 @@ impl Cx<'_> {
                 Some(mask) => keywords |= mask,
                 None => self.warn(
                     e,
-                    format!("keyword {k:?} is not defined: it is left out of the event's mask"),
+                    match too_wide(k) {
+                        Some(why) => format!("keyword {why}: it is left out of the event's mask"),
+                        None => format!(
+                            "keyword {k:?} is not defined: it is left out of the event's mask"
+                        ),
+                    },
                 ),
             }
         }
