@@ -1,8 +1,9 @@
 //! What a manifest's text may cost before anything is decoded: element nesting is bounded
-//! before the XML parser sees the text (its recursion would otherwise overflow the stack).
+//! before the XML parser sees the text (its recursion would otherwise overflow the stack),
+//! and a manifest file is read only up to [`MAX_MANIFEST_BYTES`].
 
 use etwsim_decode::DecodeError;
-use etwsim_decode::manifest::{MAX_XML_DEPTH, Manifest};
+use etwsim_decode::manifest::{MAX_MANIFEST_BYTES, MAX_XML_DEPTH, Manifest, read_manifest_file};
 
 /// A well-formed manifest with `depth` nested `<x>` elements inside its provider.
 fn nested(depth: usize) -> String {
@@ -75,4 +76,33 @@ fn the_depth_scan_skips_what_is_not_an_element() {
         m.providers[0].templates[0].items.len(),
         1 + 2 * MAX_XML_DEPTH
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn an_endless_manifest_file_is_refused_at_the_cap() {
+    // rule: DEC-16
+    let err = read_manifest_file(std::path::Path::new("/dev/zero")).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::FileTooLarge);
+    assert_eq!(
+        err.to_string(),
+        "/dev/zero is larger than the 64 MiB a manifest may be"
+    );
+    assert_eq!(MAX_MANIFEST_BYTES, 64 << 20);
+}
+
+#[test]
+fn a_manifest_file_within_the_cap_is_read_whole() {
+    // rule: DEC-16
+    let dir = std::env::temp_dir().join(format!("etwsim-decode-cap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("small.man");
+    std::fs::write(&path, b"<instrumentationManifest/>").unwrap();
+    assert_eq!(
+        read_manifest_file(&path).unwrap(),
+        b"<instrumentationManifest/>"
+    );
+    let err = read_manifest_file(&dir.join("absent.man")).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -63,7 +63,13 @@ use roxmltree::{Document, Node};
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::io::Read as _;
+use std::path::Path;
 use types::{WIN_CHANNELS, WIN_KEYWORDS, WIN_LEVELS, WIN_OPCODES, WIN_TASKS, win_lookup};
+
+/// The largest file [`read_manifest_file`] reads: 64 MiB. The largest real manifests are a
+/// few MB; the cap keeps `/dev/zero` or a huge file from being read whole.
+pub const MAX_MANIFEST_BYTES: u64 = 64 << 20;
 
 /// How deep elements may nest in a manifest, the root element counting as 1: 256. Real
 /// manifests nest fewer than 20 deep; the XML parser recurses once per level, so deeper text
@@ -532,6 +538,39 @@ fn win_name<T: PartialEq + Copy>(table: &[(&str, T)], value: T) -> Option<String
 pub fn load_manifest(bytes: &[u8]) -> Result<Manifest, DecodeError> {
     let text = decode_text(bytes)?;
     Manifest::parse(&text)
+}
+
+/// Reads a manifest file's bytes for [`load_manifest`], at most [`MAX_MANIFEST_BYTES`] of
+/// them: a larger file (or an endless one, such as `/dev/zero`) is refused without being
+/// read whole.
+///
+/// # Errors
+/// The file's own I/O errors; [`std::io::ErrorKind::FileTooLarge`] saying `FILE is larger
+/// than the 64 MiB a manifest may be`.
+pub fn read_manifest_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    let too_large = || {
+        std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!(
+                "{} is larger than the {} MiB a manifest may be",
+                path.display(),
+                MAX_MANIFEST_BYTES >> 20
+            ),
+        )
+    };
+    let file = std::fs::File::open(path)?;
+    if file
+        .metadata()
+        .is_ok_and(|m| m.is_file() && m.len() > MAX_MANIFEST_BYTES)
+    {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_MANIFEST_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_MANIFEST_BYTES {
+        return Err(too_large());
+    }
+    Ok(bytes)
 }
 
 fn decode_text(bytes: &[u8]) -> Result<String, DecodeError> {
