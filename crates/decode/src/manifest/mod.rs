@@ -20,6 +20,19 @@
 //! line and the element. Messages (`$(string.Id)`) are resolved against the `en-US` string
 //! table when there is one, else the first.
 //!
+//! # Errors, diagnostics and limits
+//!
+//! A manifest that cannot be read one way is refused with a [`DecodeError::Manifest`] naming
+//! the line and element (and, for a template `tid`, an event (value, version) or a provider
+//! GUID defined twice, the other place); one that can be read one way loads, and
+//! [`Manifest::diagnostics`] says how it was read (a map, level, task, opcode, keyword or
+//! channel it refers to but does not define). What bad input may cost is bounded by the
+//! input: [`read_manifest_file`] reads at most [`MAX_MANIFEST_BYTES`]; elements nest at
+//! most [`MAX_XML_DEPTH`] deep (checked before the parser) in at most [`MAX_XML_NODES`]
+//! nodes; fixed counts and lengths are at most [`MAX_PARAM`]; resolved messages copy at most
+//! a few times the text; and decoding a payload makes values only as its bytes pay for them
+//! (the value budget of [`Template::decode`]).
+//!
 //! ```
 //! use etwsim_decode::manifest::load_manifest;
 //!
