@@ -286,21 +286,32 @@ fn system_event(t: &TraceRecord, pointer_size: u8) -> Option<mof::MofEvent> {
 }
 
 impl Decoder {
-    /// Loads the manifests; `pointer_size` is the file header's.
+    /// Loads the manifests; `pointer_size` is the file header's. A manifest file is read up
+    /// to its cap ([`manifest::MAX_MANIFEST_BYTES`]); what the loader noticed without
+    /// refusing it ([`Manifest::diagnostics`]) is said once on stderr, each as
+    /// `etwsim: warning: FILE:LINE: <element>: message`.
     pub(crate) fn new(manifests: &[PathBuf], pointer_size: u32) -> Result<Decoder, Failure> {
+        let mut warned = std::collections::HashSet::new();
         let manifests = manifests
             .iter()
             .map(|path| {
-                let bytes = std::fs::read(path).map_err(|e| {
-                    Failure::failed(format!(
-                        "cannot read manifest {}: {}",
-                        path.display(),
-                        io_reason(&e)
-                    ))
+                let bytes = manifest::read_manifest_file(path).map_err(|e| {
+                    Failure::failed(if e.kind() == std::io::ErrorKind::FileTooLarge {
+                        e.to_string()
+                    } else {
+                        format!("cannot read manifest {}: {}", path.display(), io_reason(&e))
+                    })
                 })?;
-                manifest::load_manifest(&bytes).map_err(|e| {
+                let m = manifest::load_manifest(&bytes).map_err(|e| {
                     Failure::failed(format!("cannot use manifest {}: {e}", path.display()))
-                })
+                })?;
+                for d in m.diagnostics() {
+                    let line = format!("etwsim: warning: {}:{d}", path.display());
+                    if warned.insert(line.clone()) {
+                        eprintln!("{line}");
+                    }
+                }
+                Ok::<_, Failure>(m)
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Decoder {

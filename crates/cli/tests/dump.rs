@@ -171,6 +171,67 @@ fn a_bad_manifest_is_one_line_naming_it() {
 }
 
 #[test]
+fn a_manifest_read_one_way_is_used_and_its_diagnostics_are_warnings() {
+    // rule: DEC-24
+    // rule: DEC-23
+    let (dir, _) = demo("manifest_warnings");
+    let text = std::fs::read_to_string(dir.join("demo.man")).unwrap();
+    let line = 1 + text
+        .lines()
+        .position(|l| l.contains("<data name=\"Item\""))
+        .unwrap();
+    let warned = text
+        .replace(
+            "<data name=\"Item\" inType=\"win:UInt32\"/>",
+            "<data name=\"Item\" inType=\"win:UInt32\" map=\"Nowhere\"/>",
+        )
+        .replace("keywords=\"Indexing\"", "keywords=\"Indexing Elsewhere\"");
+    std::fs::write(dir.join("warn.man"), warned).unwrap();
+    for command in ["dump", "export"] {
+        let mut args = vec![command, "burst.etl", "-m", "warn.man", "-m", "warn.man"];
+        if command == "export" {
+            args.extend(["-o", "warn.json"]);
+        }
+        let o = etwsim(&dir, &args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{command}: {err}");
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 2, "{command}: each diagnostic once: {err}");
+        assert!(
+            lines[0].starts_with(&format!(
+                "etwsim: warning: warn.man:{line}: <data>: map \"Nowhere\""
+            )),
+            "{command}: {err}"
+        );
+        assert!(
+            lines[1].contains("warning: warn.man:")
+                && lines[1].contains("<event>: keyword \"Elsewhere\""),
+            "{command}: {err}"
+        );
+    }
+    // The events still decode with the manifest: the mapped field as its number.
+    let text = stdout(&etwsim(
+        &dir,
+        &["dump", "burst.etl", "--manifest", "warn.man"],
+    ));
+    assert!(text.contains("Item=3"), "{text}");
+}
+
+#[cfg(unix)]
+#[test]
+fn an_endless_manifest_is_refused_at_its_size_cap() {
+    // rule: DEC-16
+    let (dir, _) = demo("endless_manifest");
+    let (out, _) = fails(
+        &dir,
+        &["dump", "demo.etl", "--manifest", "/dev/zero"],
+        1,
+        "etwsim: /dev/zero is larger than the 64 MiB a manifest may be",
+    );
+    assert_eq!(out, "");
+}
+
+#[test]
 fn dump_reads_every_fixture_in_every_format() {
     let Some(files) = fixtures() else { return };
     assert!(!files.is_empty(), "no fixtures found");
