@@ -1,6 +1,7 @@
 //! Damaged input never panics, never loops, never allocates beyond what the input holds:
 //! thousands of deterministic mutations and truncations of a generated file (every record
-//! kind, three CPUs) and of every shared fixture go through every reading path.
+//! kind, three CPUs), of the same file compressed, and of every shared fixture go through
+//! every reading path.
 
 mod common;
 
@@ -28,11 +29,22 @@ impl Rng {
     }
 }
 
-/// A 1 KiB-buffer file on three CPUs with every record kind and extended items.
-fn generated() -> Vec<u8> {
-    let dir = scratch("robustness_base");
+/// A 1 KiB-buffer file on three CPUs with every record kind and extended items; with
+/// `compressed`, its data buffers are LZXpress-compressed (SES-52).
+fn generated(compressed: bool) -> Vec<u8> {
+    let dir = scratch(if compressed {
+        "robustness_base_compressed"
+    } else {
+        "robustness_base"
+    });
     let path = dir.join("base.etl");
-    let w = Writer::create(WriterOptions::new(&path).buffer_size(1024).processors(3)).unwrap();
+    let w = Writer::create(
+        WriterOptions::new(&path)
+            .buffer_size(1024)
+            .processors(3)
+            .compressed(compressed),
+    )
+    .unwrap();
     let mut feed = Feed::new(w, 1024, 3);
     for i in 0..120u16 {
         let ts = i64::from(i) * 10;
@@ -254,8 +266,22 @@ fn run(name: &str, base: &[u8], mutations: usize, seed: u64) {
 
 #[test]
 fn mutations_of_a_generated_file_never_panic_or_loop() {
-    let base = generated();
+    let base = generated(false);
     run("generated", &base, 4000, 0x9E37_79B9_7F4A_7C15);
+}
+
+/// The compressed seed of the `read_etl` corpus: the same file with its data buffers
+/// compressed — mutations reach the LZXpress streams, the per-buffer strides and the
+/// trimmed buffer 0.
+#[test]
+fn mutations_of_a_compressed_file_never_panic_or_loop() {
+    // rule: SES-52
+    let base = generated(true);
+    let compressed = LogFile::from_bytes("c.etl", base.clone())
+        .unwrap()
+        .compressed_buffer_count();
+    assert!(compressed > 10, "{compressed} compressed buffers");
+    run("generated-compressed", &base, 4000, 0xC2B2_AE3D_27D4_EB4F);
 }
 
 #[test]
