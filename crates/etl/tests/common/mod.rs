@@ -2,6 +2,8 @@
 //! session's per-CPU buffers feeding a writer.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod lzxpress_fuzz;
+
 use etwsim_etl::{
     BufferBuilder, CloseStats, CloseSummary, Record, TraceRecord, WriteOutcome, Writer,
 };
