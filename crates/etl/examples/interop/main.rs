@@ -2,7 +2,10 @@
 //! extended item type, a TraceLogging event, an empty-payload event, kernel record kinds —
 //! into a folder, and prints one line per file both parsers can read: its path, a tab, and the number of records
 //! a reader must find outside buffer 0. `scripts/interop.sh` runs this and then checks
-//! every file with both third-party parsers (`etl_check.py --expect N`).
+//! every file with both third-party parsers (`etl_check.py --expect N`). The files only one
+//! parser can read go to standard error: `ext-15-18.etl` (this crate's tests check it) and
+//! `compressed.etl` (compressed buffers, which only dissect.etl reads: compare it with
+//! `compressed-twin.etl` using `crates/etl/tests/dissect_same_records.py`).
 //!
 //! ```sh
 //! cargo run -p etwsim-etl --example interop -- target/interop
@@ -29,7 +32,7 @@ fn main() -> ExitCode {
                     println!("{}\t{}", s.path.display(), s.records);
                 } else {
                     eprintln!(
-                        "{}: not for the third-party parsers (checked by the crate's tests)",
+                        "{}: not for both third-party parsers (see this example's docs)",
                         s.path.display()
                     );
                 }

@@ -22,8 +22,9 @@ pub(crate) struct Sample {
     pub(crate) path: PathBuf,
     /// Records outside buffer 0.
     pub(crate) records: usize,
-    /// Whether both third-party parsers can agree on it: false only for the file with the
-    /// extended item types dissect.etl 3.14 does not know (15–18, which it reports as 0).
+    /// Whether both third-party parsers can agree on it: false for the file with the
+    /// extended item types dissect.etl 3.14 does not know (15–18, which it reports as 0),
+    /// and for the compressed file (etl-parser cannot read compressed buffers).
     pub(crate) third_party: bool,
 }
 
@@ -387,6 +388,7 @@ pub(crate) fn write_all(dir: &Path) -> Result<Vec<Sample>, Error> {
     out.extend(preallocated(dir)?);
     out.extend(kernel_kinds(dir)?);
     out.extend(newer_items(dir)?);
+    out.extend(compressed(dir)?);
     Ok(out)
 }
 
@@ -541,6 +543,55 @@ fn preallocated(dir: &Path) -> Result<Vec<Sample>, Error> {
         s.emit(usize::from(i % 2), e)?;
     }
     s.close()
+}
+
+/// EVENT_TRACE_COMPRESSED_MODE (SES-52): `compressed.etl` — LZXpress-compressed data
+/// buffers, which etl-parser cannot read, so it is for this crate's reader and for
+/// dissect.etl (`crates/etl/tests/dissect_same_records.py` compares it with its twin) — and
+/// `compressed-twin.etl`, the same records uncompressed, for both parsers. Three CPUs,
+/// events with extended items, TraceLogging and kernel records; a few buffers of noise
+/// that do not compress.
+fn compressed(dir: &Path) -> Result<Vec<Sample>, Error> {
+    let mut out = Vec::new();
+    for (name, on) in [("compressed.etl", true), ("compressed-twin.etl", false)] {
+        let mut s = Session::start(WriterOptions::new(dir.join(name)).compressed(on), 8192, 3)?;
+        let [items_a, items_b, _] = all_items();
+        let odd = 0x0007_0001u32.to_le_bytes().to_vec();
+        s.emit(
+            0,
+            event(PROVIDER_A, 300, Level::WARNING, odd.clone(), items_a),
+        )?;
+        s.emit(1, event(PROVIDER_B, 301, Level::ERROR, odd, items_b))?;
+        s.emit(2, tracelogging_event())?;
+        for (i, r) in kernel_records().into_iter().enumerate() {
+            s.emit(i % 3, r)?;
+        }
+        let mut noise = 0x9E37_79B9u32;
+        for i in 0..600u16 {
+            let cpu = usize::from(i % 3);
+            let e = if (400..430).contains(&i) {
+                let mut payload = Vec::with_capacity(1500);
+                payload.extend_from_slice(&(u32::from(i) * 2 + 1).to_le_bytes());
+                while payload.len() < 1500 {
+                    noise ^= noise << 13;
+                    noise ^= noise >> 17;
+                    noise ^= noise << 5;
+                    payload.push(noise as u8);
+                }
+                event(PROVIDER_B, 400 + i, Level::VERBOSE, payload, Vec::new())
+            } else {
+                let provider = if i % 2 == 0 { PROVIDER_A } else { PROVIDER_B };
+                s.plain(provider, 400 + i, cpu)
+            };
+            s.emit(cpu, e)?;
+        }
+        let mut files = s.close()?;
+        for f in &mut files {
+            f.third_party = !on;
+        }
+        out.extend(files);
+    }
+    Ok(out)
 }
 
 /// Extended item types 15–18 (QPC_DELTA, CONTAINER_ID, STACK_KEY32/64), which this crate
