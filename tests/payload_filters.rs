@@ -325,7 +325,7 @@ fn creating_a_filter_gives_tdhs_codes_and_needs_an_installed_manifest() {
     let mut twice = m.clone();
     twice.providers.push(m.providers[0].clone());
     twice.providers[1].name = "Other".into();
-    let empty = etwsim::decode::manifest::Manifest { providers: vec![] };
+    let empty = etwsim::decode::manifest::Manifest::default();
     for bad in [&twice, &empty] {
         assert_eq!(k.install_manifest(bad).unwrap_err().win32_code(), INVALID);
     }
