@@ -79,10 +79,51 @@ pub fn decompress_into(input: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<
 /// matches may reach back into, what `limit` bounds) starts at `out`'s current end.
 pub(crate) fn decompress_append(input: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<()> {
     let base = out.len();
-    // The output is bounded by `limit`; reserve no more than the input could plausibly
-    // justify up front (the Vec grows, never past `limit`, if matches are long).
-    out.reserve(limit.min(input.len().saturating_mul(16)));
+    let mut op = base;
+    let result = inflate(input, limit, out, base, &mut op);
+    out.truncate(op);
+    result
+}
+
+/// Bytes the output may hold past its end while decompressing: literal runs and short
+/// matches are copied 16 or 32 bytes at a time (fixed-size copies, no call), and the surplus
+/// is cut off at the end.
+const SLACK: usize = 32;
+
+/// Copies `N` bytes from `from` to `to` within `out` (`from + N <= to`, `to + N` inside).
+#[inline(always)]
+fn copy_fixed<const N: usize>(out: &mut [u8], from: usize, to: usize) {
+    let mut chunk = [0u8; N];
+    chunk.copy_from_slice(&out[from..from + N]);
+    out[to..to + N].copy_from_slice(&chunk);
+}
+
+/// Grows `out` (zero-filled) to hold `need` bytes, doubling, never past `cap`.
+#[inline]
+fn ensure(out: &mut Vec<u8>, need: usize, cap: usize) {
+    if need > out.len() {
+        out.resize(need.max(out.len().saturating_mul(2)).min(cap).max(need), 0);
+    }
+}
+
+/// The decompressor proper: writes into `out` from `base` on, `*op` the next output
+/// position (everything from `*op` on is scratch, cut off by the caller).
+fn inflate(
+    input: &[u8],
+    limit: usize,
+    out: &mut Vec<u8>,
+    base: usize,
+    op: &mut usize,
+) -> Result<()> {
     let len = input.len();
+    let end = base.saturating_add(limit);
+    let cap = end.saturating_add(SLACK);
+    // A first size the input can plausibly justify (the output grows, never past `cap`).
+    ensure(
+        out,
+        base + limit.min(input.len().saturating_mul(8)).min(1 << 24),
+        cap,
+    );
     let mut pos = 0usize;
     let mut flags = 0u32;
     let mut left = 0u32; // flag bits not yet used, the next one at bit `left - 1`
@@ -104,15 +145,21 @@ pub(crate) fn decompress_append(input: &[u8], limit: usize, out: &mut Vec<u8>) -
         if lits > 0 {
             let n = lits as usize;
             let have = (len - pos).min(n);
-            let done = out.len() - base;
-            if done + have > limit {
+            if have > end - *op {
                 return Err(Error::corrupt(
                     WHAT_LITERAL,
-                    (pos + (limit - done)) as u64,
+                    (pos + (end - *op)) as u64,
                     format!("makes the output longer than its limit of {limit} bytes"),
                 ));
             }
-            out.extend_from_slice(&input[pos..pos + have]);
+            ensure(out, *op + SLACK, cap);
+            if pos + SLACK <= len && *op + SLACK <= out.len() {
+                // All 32 at once; only `have` of them count.
+                out[*op..*op + SLACK].copy_from_slice(&input[pos..pos + SLACK]);
+            } else {
+                out[*op..*op + have].copy_from_slice(&input[pos..pos + have]);
+            }
+            *op += have;
             pos += have;
             if have < n {
                 return Ok(()); // the input ended among literals
@@ -178,7 +225,7 @@ pub(crate) fn decompress_append(input: &[u8], limit: usize, out: &mut Vec<u8>) -
             length += 7;
         }
         length += 3;
-        let have = out.len() - base;
+        let have = *op - base;
         if distance > have {
             return Err(Error::corrupt(
                 WHAT_MATCH,
@@ -189,7 +236,7 @@ pub(crate) fn decompress_append(input: &[u8], limit: usize, out: &mut Vec<u8>) -
                 ),
             ));
         }
-        if length > (limit - have) as u64 {
+        if length > (end - *op) as u64 {
             return Err(Error::corrupt(
                 WHAT_MATCH,
                 at as u64,
@@ -200,20 +247,45 @@ pub(crate) fn decompress_append(input: &[u8], limit: usize, out: &mut Vec<u8>) -
             ));
         }
         // Within `limit` (a usize), so the cast is exact.
-        let mut remaining = length as usize;
-        let from = out.len() - distance;
-        if distance == 1 {
+        let length = length as usize;
+        let from = *op - distance;
+        if distance >= 8 && length <= 8 {
+            ensure(out, *op + 8, cap);
+            copy_fixed::<8>(out, from, *op);
+        } else if distance >= 16 && length <= 16 {
+            // The common short match: 16 bytes at once, all of them already written (the
+            // surplus past `length` is overwritten next or cut off at the end).
+            ensure(out, *op + 16, cap);
+            copy_fixed::<16>(out, from, *op);
+        } else if distance >= 32 && length <= 32 {
+            ensure(out, *op + 32, cap);
+            copy_fixed::<32>(out, from, *op);
+        } else if distance >= length {
+            ensure(out, *op + length, cap);
+            out.copy_within(from..from + length, *op);
+        } else if length <= 16 {
+            // Short and overlapping: byte by byte, as the format defines it.
+            ensure(out, *op + length, cap);
+            for i in 0..length {
+                out[*op + i] = out[from + i];
+            }
+        } else if distance == 1 {
+            ensure(out, *op + length, cap);
             let b = out[from];
-            out.resize(out.len() + remaining, b);
-            continue;
+            out[*op..*op + length].fill(b);
+        } else {
+            // Overlapping: the output repeats its last `distance` bytes. Copying from `from`
+            // everything written since (a multiple of `distance`) keeps the period and
+            // doubles the step.
+            ensure(out, *op + length, cap);
+            let mut done = 0;
+            while done < length {
+                let n = (length - done).min(*op + done - from);
+                out.copy_within(from..from + n, *op + done);
+                done += n;
+            }
         }
-        // Overlapping copies repeat the last `distance` bytes: copying from `from` in
-        // chunks of everything written since keeps the period, doubling each time.
-        while remaining > 0 {
-            let n = remaining.min(out.len() - from);
-            out.extend_from_within(from..from + n);
-            remaining -= n;
-        }
+        *op += length;
     }
 }
 
