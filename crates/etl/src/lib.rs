@@ -57,6 +57,7 @@
 //!     8), its `SavedOffset` = `Offset` = header + records once decompressed; the
 //!     compressed bytes decompress to exactly `Offset` − 0x48 bytes, the records, which then
 //!     start at 0x48 as in any buffer (`CurrentOffset` holds larger values: unused).
+//!
 //!   Every data buffer of those files is compressed. jtmoon79/super-speedy-syslog-searcher's
 //!   ETL reader says the same of `BufferSize` and `FilledBytes`. This crate reads all three
 //!   files as dissect.etl does (same records, same raw timestamps:
