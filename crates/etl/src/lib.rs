@@ -81,6 +81,8 @@
 //!   naming the buffer's index and offset, at the file offset of the symbol at fault; a
 //!   record damaged in the decompressed bytes is told at the buffer's offset, with its
 //!   offset in the decompressed bytes (header included). The records before it are kept.
+//!   Compressed buffers that would hold more than 256 times the file's length once
+//!   decompressed (a decompression bomb; traces compress 4–10 times) are damage too.
 //!
 //! # Example
 //!

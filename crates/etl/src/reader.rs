@@ -132,6 +132,11 @@ struct BufferMeta {
     records: u32,
 }
 
+/// The most a file's compressed buffers may hold once decompressed, in all, as a multiple
+/// of the file's length (plus one largest buffer): a decompression bomb is damage. Traces
+/// compress 4–10 times; a buffer of identical records a few hundred times.
+const MAX_RATIO: u64 = 256;
+
 /// Bytes one read takes at most when several buffers follow each other in the file (the
 /// scan, file-order reads): one system call per MiB rather than per buffer.
 const READ_CHUNK: u64 = 1 << 20;
@@ -468,6 +473,11 @@ impl LogFile {
         let chunk = READ_CHUNK.max(u64::from(layout.buffer_size));
         let mut at = stride0;
         let mut index = 1u32;
+        // Decompression is bounded by the input: a file's compressed buffers hold at most
+        // MAX_RATIO times its length (plus one buffer), so no file makes the reader work
+        // for long on little input.
+        let inflate_budget = len.saturating_mul(MAX_RATIO) + u64::from(MAX_BUFFER_SIZE);
+        let mut inflated_total = 0u64;
         'file: while at < len {
             let want = (len - at).min(chunk);
             let bytes = self
@@ -530,6 +540,21 @@ impl LogFile {
                     break;
                 }
                 let compressed = is_compressed(&h);
+                if compressed {
+                    inflated_total += u64::from(h.used);
+                    if inflated_total > inflate_budget {
+                        self.damage = Some(Error::corrupt(
+                            "compressed buffer",
+                            here,
+                            format!(
+                                "buffer {index} at offset {here:#x} would make the compressed \
+                                 buffers hold more than {MAX_RATIO} times the file's {len} bytes \
+                                 once decompressed"
+                            ),
+                        ));
+                        return Ok(());
+                    }
+                }
                 let (n, end, damage) = if compressed {
                     match inflate(rest, &h, here, Some(index), &mut self.inflated) {
                         Ok(()) => {

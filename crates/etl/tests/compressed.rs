@@ -658,3 +658,51 @@ fn a_real_compressed_file_reads_as_dissect_reads_it() {
         Path::new(&path).display()
     );
 }
+
+#[test]
+fn a_decompression_bomb_is_damage_not_work() {
+    // 16 MiB buffers of one 16-byte record repeated: each compresses to a few dozen bytes.
+    // The first is read; the second would make the file's compressed buffers hold more than
+    // 256 times the file's length once decompressed, and ends the file there.
+    let dir = scratch("bomb");
+    let path = dir.join("bomb.etl");
+    let session = 16 * 1024 * 1024;
+    let mut w = Writer::create(
+        WriterOptions::new(&path)
+            .buffer_size(session)
+            .compressed(true),
+    )
+    .unwrap();
+    w.close(&CloseStats::default()).unwrap();
+    let mut bytes = std::fs::read(&path).unwrap();
+    let record = perfinfo(0x0F2E, 1);
+    let one = record.encode().unwrap();
+    assert_eq!(one.len(), 24);
+    let used = session as usize - 16;
+    let records = one.repeat((used - 0x48) / one.len());
+    assert_eq!(0x48 + records.len(), used);
+    let packed = lzxpress::compress(&records);
+    assert!(packed.len() < 64, "{}", packed.len());
+    let mut builder = etwsim_etl::BufferBuilder::new(4096, 0).unwrap();
+    builder.push(&record).unwrap();
+    let mut header = builder.finish(1, 1, 0)[..0x48].to_vec();
+    header[0..4].copy_from_slice(&((0x48 + packed.len()) as u32).to_le_bytes());
+    for field in [0x04, 0x08, 0x30] {
+        header[field..field + 4].copy_from_slice(&(used as u32).to_le_bytes());
+    }
+    header[0x34] |= COMPRESSED as u8;
+    let first = bytes.len();
+    for _ in 0..3 {
+        bytes.extend_from_slice(&header);
+        bytes.extend_from_slice(&packed);
+    }
+    let second = first + 0x48 + packed.len();
+    let mut f = LogFile::from_bytes("bomb.etl", bytes).unwrap();
+    let d = f.damage().unwrap();
+    assert_eq!(d.offset(), Some(second as u64), "{d}");
+    assert!(d.to_string().contains("more than 256 times"), "{d}");
+    let mut n = 0;
+    let e = f.for_each_record(|_| n += 1).unwrap_err();
+    assert_eq!(n, records.len() / 24);
+    assert_eq!(e.offset(), Some(second as u64));
+}
