@@ -9,7 +9,7 @@ mod common;
 use common::{Feed, event, perfinfo, scratch};
 use etwsim_etl::{
     CloseStats, Error, LogFile, ReadOptions, Reader, Record, TraceRecord, WriteOutcome, Writer,
-    WriterOptions, lzxpress,
+    WriterOptions, decode_buffer, lzxpress,
 };
 use etwsim_types::record::{ext_type, header_type};
 use etwsim_types::{ExtendedItem, LogFileMode};
@@ -195,6 +195,16 @@ fn compressed_files_have_the_layout_windows_writes() {
         bytes.len()
     );
     assert_eq!(file.compressed_buffer_count(), buffers.len() - 1);
+    // One buffer on its own (`decode_buffer`): decompressed, the twin's records.
+    let plain = std::fs::read(&p).unwrap();
+    for (i, b) in buffers.iter().enumerate().skip(1) {
+        let slice = &bytes[b.offset..b.offset + b.size];
+        let d = decode_buffer(slice, b.offset as u64).unwrap();
+        let twin = decode_buffer(&plain[i * 4096..(i + 1) * 4096], 0).unwrap();
+        assert!(d.damage.is_none() && twin.damage.is_none());
+        assert_eq!(d.records, twin.records, "buffer {i}");
+        assert_eq!(d.header.buffer_size as usize, b.size);
+    }
 }
 
 #[test]
