@@ -195,6 +195,14 @@ fn compressed_files_have_the_layout_windows_writes() {
         bytes.len()
     );
     assert_eq!(file.compressed_buffer_count(), buffers.len() - 1);
+    // A buffer 0 shorter than the session's BufferSize is only for compressed files.
+    let mut not_compressed = bytes.clone();
+    let mode_at = 0x48 + 0x20 + 0x20;
+    let mode = u32::from_le_bytes(not_compressed[mode_at..mode_at + 4].try_into().unwrap());
+    assert_eq!(mode & 0x0400_0000, 0x0400_0000);
+    not_compressed[mode_at..mode_at + 4].copy_from_slice(&(mode & !0x0400_0000).to_le_bytes());
+    let e = LogFile::from_bytes("mode.etl", not_compressed).unwrap_err();
+    assert!(e.to_string().contains("differs from buffer 0's"), "{e}");
     // One buffer on its own (`decode_buffer`): decompressed, the twin's records.
     let plain = std::fs::read(&p).unwrap();
     for (i, b) in buffers.iter().enumerate().skip(1) {
