@@ -64,6 +64,35 @@ pub const KERNEL_CLASSES: &[KernelClass] = &[
     KernelClass { name: "SplitIo", guid: g("d837ca92-12b9-44a5-ad6a-3a65b3578aa8"), group: 0x1B },
 ];
 
+/// A class of the classic records that KernelTraceControl adds to a kernel trace when it
+/// merges one (`xperf -merge`, `xperf -d`, PerfView, WPR): written with an
+/// `EVENT_TRACE_HEADER` and the class GUID, never with a `HookId` group.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MergedClass {
+    /// The class (task) name TraceEvent gives it (`ImageID`, `SysConfig`).
+    pub name: &'static str,
+    /// The class GUID.
+    pub guid: Guid,
+}
+
+/// KernelTraceControl's image identity records (ImageID, DbgID_RSDS, FileVersion…):
+/// {b3e675d7-2554-4f18-830b-2762732560de}.
+pub const IMAGE_ID: MergedClass = MergedClass {
+    name: "ImageID",
+    guid: g("b3e675d7-2554-4f18-830b-2762732560de"),
+};
+
+/// KernelTraceControl's system configuration records (BuildInfo, SystemPaths, VolumeMapping…):
+/// {9b79ee91-b5fd-41c0-a243-4248e266e9d0}.
+pub const SYS_CONFIG_EX: MergedClass = MergedClass {
+    name: "SysConfig",
+    guid: g("9b79ee91-b5fd-41c0-a243-4248e266e9d0"),
+};
+
+/// The classes merging adds (their GUIDs are TraceEvent's `ImageIDTaskGuid` and
+/// `SysConfigTaskGuid`).
+pub const MERGED_CLASSES: &[MergedClass] = &[IMAGE_ID, SYS_CONFIG_EX];
+
 impl KernelClass {
     /// The class of `group`, usable in constants: the decoders' class tables
     /// (`etwsim_decode::mof`) take their GUIDs and groups from here, so the table is written
@@ -116,5 +145,21 @@ mod tests {
         let mut groups: Vec<u8> = KERNEL_CLASSES.iter().map(|c| c.group).collect();
         groups.dedup();
         assert_eq!(groups.len(), KERNEL_CLASSES.len(), "one class per group");
+    }
+
+    #[test]
+    fn merged_classes_have_their_own_guids() {
+        // rule: KRN-12
+        assert_eq!(
+            IMAGE_ID.guid.to_string(),
+            "{b3e675d7-2554-4f18-830b-2762732560de}"
+        );
+        assert_eq!(
+            SYS_CONFIG_EX.guid.to_string(),
+            "{9b79ee91-b5fd-41c0-a243-4248e266e9d0}"
+        );
+        for m in MERGED_CLASSES {
+            assert_eq!(KernelClass::by_guid(m.guid), None, "{}", m.name);
+        }
     }
 }
