@@ -25,7 +25,7 @@ fn off(l: &Layout, name: &str) -> usize {
 #[test]
 fn class_guids_and_groups_follow_the_table() {
     // rule: KRN-12
-    let expect: [(&str, &str, Option<u8>); 16] = [
+    let expect: [(&str, &str, Option<u8>); 18] = [
         (
             "EventTrace",
             "68fdd900-4a3e-11d1-84f4-0000f80464e3",
@@ -74,6 +74,9 @@ fn class_guids_and_groups_follow_the_table() {
             Some(0x1B),
         ),
         ("Lost_Event", "6a399ae0-4bc6-4de9-870b-3657f8947e7e", None),
+        // The classes KernelTraceControl adds when it merges a trace.
+        ("ImageID", "b3e675d7-2554-4f18-830b-2762732560de", None),
+        ("SysConfig", "9b79ee91-b5fd-41c0-a243-4248e266e9d0", None),
     ];
     assert_eq!(mof::classes().len(), expect.len());
     for (name, guid, group) in expect {
@@ -156,8 +159,8 @@ fn file_io_event_types_and_payload_classes() {
         (32, "FileCreate", Some("FileIo_Name")),
         (35, "FileDelete", Some("FileIo_Name")),
         (36, "FileRundown", Some("FileIo_Name")),
-        (37, "MapFile", None),
-        (40, "MapFileDCEnd", None),
+        (37, "MapFile", Some("FileIo_MapFile")),
+        (40, "MapFileDCEnd", Some("FileIo_MapFile")),
         (64, "Create", Some("FileIo_Create")),
         (65, "Cleanup", Some("FileIo_SimpleOp")),
         (66, "Close", Some("FileIo_SimpleOp")),
@@ -184,7 +187,7 @@ fn file_io_event_types_and_payload_classes() {
         assert_eq!(e.layout(3).map(|l| l.name), class, "{name}");
     }
     // Types without a published layout decode as "no schema", so callers show hex.
-    let err = mof::decode_mof(FILE_IO.guid, 37, 3, 8, &[0; 40]).unwrap_err();
+    let err = mof::decode_mof(FILE_IO.guid, 78, 3, 8, &[0; 40]).unwrap_err();
     assert!(err.is_no_schema());
     assert_eq!(err.win32_code().0, 1168);
 }

@@ -77,6 +77,26 @@ impl Gen {
                     })
                 }
             },
+            MofType::I8 => Value::I8(x as i8),
+            MofType::I16 => Value::I16(x as i16),
+            MofType::FileTime => Value::FileTime(x as i64),
+            MofType::Utf16Chars(n) => {
+                let s: String = self.text().chars().take(n / 2).collect();
+                Value::String(s)
+            }
+            MofType::IpV4 => Value::String(std::net::Ipv4Addr::from(x as u32).to_string()),
+            MofType::IpV6 => Value::String(
+                std::net::Ipv6Addr::from(u128::from(x) << 64 | u128::from(self.next())).to_string(),
+            ),
+            MofType::Port => Value::U16(x as u16),
+            MofType::PointerArray => Value::Array(
+                (0..x % 5)
+                    .map(|_| match self.value(MofType::Pointer, pointer_size) {
+                        v @ Value::Pointer(_) => v,
+                        _ => Value::Null,
+                    })
+                    .collect(),
+            ),
             _ => Value::Null,
         }
     }
@@ -127,7 +147,9 @@ fn every_layout_with_a_version_is_reachable() {
                 continue;
             }
             let s = class.current_schema(event.name).expect("current schema");
-            assert_eq!(s.hook_id() & 0xFF, u16::from(event.opcode));
+            if class.group.is_some() {
+                assert_eq!(s.hook_id() & 0xFF, u16::from(event.opcode));
+            }
         }
     }
 }

@@ -12,9 +12,14 @@
 //! | [`Schema`] | | one (class, event type, version, layout): decode, encode, HookId |
 //! | [`MofEvent`] | a decoded `EVENT_RECORD` with `DecodingSourceWbem` | the schema and the named values |
 //!
-//! The classes are the statics [`EVENT_TRACE`], [`DISK_IO`], [`PROCESS`], [`FILE_IO`],
-//! [`THREAD`], [`IMAGE`] (with layouts) and the other KRN-12 classes (GUID and group only);
-//! [`classes`] lists them all.
+//! The classes are the statics of KRN-12 — [`EVENT_TRACE`], [`DISK_IO`], [`PAGE_FAULT`],
+//! [`PROCESS`], [`FILE_IO`], [`THREAD`], [`TCP_IP`], [`UDP_IP`], [`REGISTRY`],
+//! [`SYSTEM_CONFIG`], [`PERF_INFO`], [`IMAGE`], [`STACK_WALK`], [`ALPC`], [`SPLIT_IO`],
+//! [`LOST_EVENT`] — and the two classes KernelTraceControl adds when it merges a trace
+//! ([`IMAGE_ID`], [`SYS_CONFIG`]); [`classes`] lists them all. Each event type carries the
+//! layouts of every version real traces carry (v0/v1 where the MOF has them, v2 with the
+//! Windows 7 names, v3+ with the Windows 8+ ones); the table's module docs name the sources
+//! and the choices where they differ.
 //!
 //! # Choosing a layout (KRN-14, DEC-01)
 //!
@@ -64,8 +69,9 @@
 mod table;
 
 pub use table::{
-    ALPC, DISK_IO, EVENT_TRACE, FILE_IO, IMAGE, LOST_EVENT, PAGE_FAULT, PERF_INFO, PROCESS,
-    REGISTRY, SPLIT_IO, STACK_WALK, SYSTEM_CONFIG, TCP_IP, THREAD, UDP_IP, classes,
+    ALPC, DISK_IO, EVENT_TRACE, FILE_IO, IMAGE, IMAGE_ID, LOST_EVENT, PAGE_FAULT, PERF_INFO,
+    PROCESS, REGISTRY, SPLIT_IO, STACK_WALK, SYS_CONFIG, SYSTEM_CONFIG, TCP_IP, THREAD, UDP_IP,
+    classes,
 };
 
 use crate::decode_error::DecodeError;
@@ -74,7 +80,7 @@ use crate::wire::Cursor;
 use etwsim_types::Guid;
 
 /// The wire type of one kernel payload field (the spec's `u8`…`u64`, `ptr`, `UTF-16z`,
-/// `ANSIz`, the SID block).
+/// `ANSIz`, the SID block, and the MOF's `char16[n]`, IP address, port and stack types).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum MofType {
@@ -103,6 +109,28 @@ pub enum MofType {
     Guid,
     /// A fixed-size block of bytes.
     Binary(usize),
+    /// MOF `sint8`: 1 byte, signed.
+    I8,
+    /// MOF `sint16`: 2 bytes, signed.
+    I16,
+    /// A `FILETIME` (8 bytes, 100-ns intervals since 1601): [`Value::FileTime`].
+    FileTime,
+    /// MOF `char16 Name[n]`: `n` UTF-16 code units in place, the text ending at the first
+    /// NUL (the rest is padding): [`Value::String`]. Encoding pads with NULs to `n` units.
+    Utf16Chars(usize),
+    /// MOF `object … extension("IPAddrV4")`: 4 bytes in network order, shown as dotted text
+    /// ([`Value::String`] `"192.0.2.1"`); encoding takes the same text.
+    IpV4,
+    /// MOF `object … extension("IPAddrV6")`: 16 bytes in network order, shown in the RFC 5952
+    /// text form ([`Value::String`]); encoding takes any text form.
+    IpV6,
+    /// MOF `object … extension("Port")`: a u16 in network byte order, read as the port
+    /// number ([`Value::U16`] in host order, as TraceEvent shows it).
+    Port,
+    /// Pointers to the end of the payload (a stack walk's frames, MOF `Stack1…StackN`):
+    /// [`Value::Array`] of [`Value::Pointer`]. Always the last field; a partial pointer at the
+    /// end is left as trailing bytes.
+    PointerArray,
 }
 
 impl MofType {
@@ -114,9 +142,16 @@ impl MofType {
             MofType::U32 | MofType::I32 => 4,
             MofType::U64 | MofType::I64 => 8,
             MofType::Pointer => usize::from(pointer_size),
-            MofType::Guid => 16,
+            MofType::Guid | MofType::IpV6 => 16,
             MofType::Binary(n) => n,
-            MofType::TokenUserSid | MofType::Utf16z | MofType::Ansiz => return None,
+            MofType::I8 => 1,
+            MofType::I16 | MofType::Port => 2,
+            MofType::IpV4 => 4,
+            MofType::FileTime => 8,
+            MofType::Utf16Chars(n) => n.checked_mul(2)?,
+            MofType::TokenUserSid | MofType::Utf16z | MofType::Ansiz | MofType::PointerArray => {
+                return None;
+            }
         })
     }
 }
@@ -458,7 +493,10 @@ impl Schema {
     /// Accepted values per type: the matching integer variant (`U32` for `u32`…),
     /// [`Value::Pointer`] for `ptr`, [`Value::String`] for `UTF-16z`, [`Value::Ansi`] (or an
     /// ASCII [`Value::String`]) for `ANSIz`, [`Value::Null`] / [`Value::TokenUser`] /
-    /// [`Value::Sid`] for the SID block, [`Value::Guid`], [`Value::Binary`] of the exact size.
+    /// [`Value::Sid`] for the SID block, [`Value::Guid`], [`Value::Binary`] of the exact size,
+    /// [`Value::FileTime`], [`Value::String`] for `char16[n]` (at most `n` units) and for IP
+    /// addresses (their text), [`Value::U16`] for a port (host order), [`Value::Array`] of
+    /// [`Value::Pointer`] for a pointer array.
     ///
     /// # Errors
     /// [`DecodeError::PointerSize`]; [`DecodeError::Encode`] naming the field for a missing
@@ -525,6 +563,25 @@ fn read_field(c: &mut Cursor<'_>, f: &MofField, last: bool) -> Result<Value, Dec
         MofType::TokenUserSid => token_user(c, name)?,
         MofType::Utf16z => Value::String(c.utf16z(name, last)?),
         MofType::Ansiz => Value::Ansi(c.ansiz(name, last)?),
+        MofType::I8 => Value::I8(i8::from_le_bytes(c.array(name)?)),
+        MofType::I16 => Value::I16(i16::from_le_bytes(c.array(name)?)),
+        MofType::FileTime => Value::FileTime(i64::from_le_bytes(c.array(name)?)),
+        MofType::Utf16Chars(n) => {
+            let bytes = c.take(name, n.saturating_mul(2))?;
+            let units = bytes.chunks_exact(2).take_while(|u| u != &[0, 0]).count();
+            Value::String(crate::wire::utf16_lossy(&bytes[..units * 2]))
+        }
+        MofType::IpV4 => Value::String(std::net::Ipv4Addr::from(c.array::<4>(name)?).to_string()),
+        MofType::IpV6 => Value::String(std::net::Ipv6Addr::from(c.array::<16>(name)?).to_string()),
+        MofType::Port => Value::U16(u16::from_be_bytes(c.array(name)?)),
+        MofType::PointerArray => {
+            let n = c.left() / usize::from(c.pointer_size);
+            let mut frames = Vec::with_capacity(n);
+            for _ in 0..n {
+                frames.push(Value::Pointer(c.pointer(name)?));
+            }
+            Value::Array(frames)
+        }
     })
 }
 
@@ -599,6 +656,43 @@ fn write_value(
             }
             out.extend_from_slice(s.as_bytes());
             out.push(0);
+        }
+        (MofType::I8, Value::I8(x)) => out.extend_from_slice(&x.to_le_bytes()),
+        (MofType::I16, Value::I16(x)) => out.extend_from_slice(&x.to_le_bytes()),
+        (MofType::FileTime, Value::FileTime(x)) => out.extend_from_slice(&x.to_le_bytes()),
+        (MofType::Utf16Chars(n), Value::String(s)) => {
+            if s.contains('\0') {
+                return Err(err("string holds a NUL".into()));
+            }
+            let start = out.len();
+            out.extend(s.encode_utf16().flat_map(u16::to_le_bytes));
+            let units = (out.len() - start) / 2;
+            if units > n {
+                return Err(err(format!("{units} UTF-16 units for a {n}-unit field")));
+            }
+            out.resize(start + n * 2, 0);
+        }
+        (MofType::IpV4, Value::String(s)) => {
+            let ip: std::net::Ipv4Addr = s
+                .parse()
+                .map_err(|_| err(format!("{s:?} is not an IPv4 address")))?;
+            out.extend_from_slice(&ip.octets());
+        }
+        (MofType::IpV6, Value::String(s)) => {
+            let ip: std::net::Ipv6Addr = s
+                .parse()
+                .map_err(|_| err(format!("{s:?} is not an IPv6 address")))?;
+            out.extend_from_slice(&ip.octets());
+        }
+        (MofType::Port, Value::U16(x)) => out.extend_from_slice(&x.to_be_bytes()),
+        (MofType::PointerArray, Value::Array(items)) => {
+            for v in items {
+                let Value::Pointer(p) = v else {
+                    return Err(err(format!("a pointer array cannot hold {v:?}")));
+                };
+                write_pointer(out, *p, pointer_size)
+                    .map_err(|()| err(format!("pointer {p:#x} does not fit in 32 bits")))?;
+            }
         }
         (MofType::TokenUserSid, Value::Null) => out.extend_from_slice(&[0; 4]),
         (MofType::TokenUserSid, Value::Sid(sid)) => {
