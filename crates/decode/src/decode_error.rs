@@ -32,6 +32,17 @@ pub enum DecodeError {
         /// The event version.
         version: u8,
     },
+    /// A manifest event whose template the loader left out, or that names a template the
+    /// manifest does not define: the event is known, its payload cannot be decoded (the
+    /// manifest's [`Severity::Error`](crate::manifest::Severity::Error) diagnostic says why).
+    #[error("template {tid:?} {why}: the payload cannot be decoded")]
+    NoTemplate {
+        /// The template id the event names.
+        tid: String,
+        /// Why there is no such template: `is not defined in the manifest`, or `was left
+        /// out of the manifest (LINE: <element>: …)`.
+        why: String,
+    },
     /// The payload ends inside a field.
     #[error("field {field} at payload offset {offset}: needs {needed} bytes, {available} left")]
     Truncated {
@@ -118,7 +129,9 @@ impl DecodeError {
     pub fn is_no_schema(&self) -> bool {
         matches!(
             self,
-            DecodeError::NoSchema { .. } | DecodeError::NoManifestEvent { .. }
+            DecodeError::NoSchema { .. }
+                | DecodeError::NoManifestEvent { .. }
+                | DecodeError::NoTemplate { .. }
         )
     }
 

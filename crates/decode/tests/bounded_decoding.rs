@@ -1,12 +1,12 @@
 //! Bad input costs bounded time and memory (issue 33): a decoder never makes more values than
-//! the payload has bytes to give them, counts and lengths a manifest cannot mean are refused
-//! when it loads, and what a manifest's text can multiply (resolved messages, message
-//! insertions) stays proportional to it.
+//! the payload has bytes to give them, counts and lengths a manifest cannot mean are left out
+//! when it loads (their template, with an error diagnostic), and what a manifest's text can
+//! multiply (resolved messages, message insertions) stays proportional to it.
 
 use etwsim_decode::DecodeError;
 use etwsim_decode::fields::Value;
 use etwsim_decode::manifest::filter::{AggregateFilter, PayloadFilter, PayloadOperator, Predicate};
-use etwsim_decode::manifest::{Manifest, Provider, format_message, load_manifest};
+use etwsim_decode::manifest::{Manifest, Provider, Severity, format_message, load_manifest};
 use etwsim_decode::tracelogging::{
     self, Arity, EventSchema, FieldDef, InType as TlInType, MAX_VALUES,
 };
@@ -54,7 +54,7 @@ fn assert_too_many(r: Result<Vec<etwsim_decode::fields::Field>, DecodeError>, fi
 }
 
 #[test]
-fn a_fixed_count_or_length_past_16_bits_is_refused_at_load() {
+fn a_fixed_count_or_length_past_16_bits_is_left_out_at_load() {
     // rule: DEC-17
     for (items, needle) in [
         (
@@ -71,19 +71,23 @@ fn a_fixed_count_or_length_past_16_bits_is_refused_at_load() {
             "99999999999",
         ),
     ] {
-        let err = Manifest::parse(&manifest(items)).unwrap_err();
-        let DecodeError::Manifest {
-            line,
-            element,
-            message,
-        } = &err
-        else {
-            panic!("{items}: {err}");
+        // The template is left out with an error naming the element; its event stays known
+        // and says why its payload cannot be decoded.
+        let m = Manifest::parse(&manifest(items)).unwrap_or_else(|e| panic!("{items}: {e}"));
+        let [d] = m.diagnostics() else {
+            panic!("{items}: {:?}", m.diagnostics());
         };
-        assert_eq!(*line, 4, "{err}");
-        assert!(element == "data" || element == "struct", "{err}");
+        assert_eq!((d.line, d.severity), (4, Severity::Error), "{d}");
+        assert!(d.element == "data" || d.element == "struct", "{d}");
         assert!(
-            message.contains(needle) && message.contains("65535"),
+            d.message.contains(needle) && d.message.contains("65535"),
+            "{d}"
+        );
+        let p = &m.providers[0];
+        assert!(p.templates.is_empty());
+        let err = decode(p, &[0; 8]).unwrap_err();
+        assert!(
+            matches!(&err, DecodeError::NoTemplate { tid, why } if tid == "T" && why.contains(needle)),
             "{err}"
         );
     }
@@ -233,11 +237,20 @@ fn a_string_resolved_by_many_elements_cannot_multiply_the_manifest() {
          </stringTable></resources></localization></instrumentationManifest>",
         "x".repeat(50_000)
     );
-    let err = load_manifest(text.as_bytes()).unwrap_err();
-    assert!(
-        matches!(&err, DecodeError::Manifest { line: 3, element, .. } if element == "event"),
-        "{err}"
+    // Past the budget each message is left out, with an error; the events stay.
+    let m = load_manifest(text.as_bytes()).unwrap();
+    let d = &m.diagnostics()[0];
+    assert_eq!(
+        (d.line, d.element.as_str(), d.severity),
+        (3, "event", Severity::Error),
+        "{d}"
     );
+    assert!(d.message.contains("\"Big\""), "{d}");
+    let events = &m.providers[0].events;
+    assert_eq!(events.len(), 1000);
+    let kept = events.iter().filter(|e| e.message.is_some()).count();
+    assert!((1..100).contains(&kept), "{kept} messages kept");
+    assert_eq!(m.diagnostics().len(), 1000 - kept);
     // A few references to it are fine.
     let few = text.replacen("$(string.Big)", "plain", 990);
     load_manifest(few.as_bytes()).unwrap();

@@ -7,7 +7,8 @@ use common::{shared_fixtures, tests_dir};
 use etwsim_decode::DecodeError;
 use etwsim_decode::fields::{Field, Sid, SystemTime, Value, find};
 use etwsim_decode::manifest::{
-    InType, Item, Manifest, MapKind, OutType, Param, Provider, format_message, load_manifest,
+    InType, Item, Manifest, MapKind, OutType, Param, Provider, Severity, format_message,
+    load_manifest,
 };
 use etwsim_etl::{LogFile, Record};
 use etwsim_types::Guid;
@@ -470,52 +471,76 @@ fn errors_name_the_line_and_element() {
             "<instrumentationManifest><instrumentation><events>\n<provider name=\"P\" guid=\"{{3e4f2c1a-5b6d-4e7f-8a9b-0c1d2e3f4a5b}}\">\n{inner}\n</provider></events></instrumentation></instrumentationManifest>"
         )
     };
-    let err = |inner: &str| Manifest::parse(&wrap(inner)).unwrap_err();
-    let e = err(
+    // What cannot be used is left out, with one diagnostic naming its line and element.
+    let one = |inner: &str| {
+        let m = Manifest::parse(&wrap(inner)).unwrap_or_else(|e| panic!("{inner}: {e}"));
+        let [d] = m.diagnostics() else {
+            panic!("{inner}: {:?}", m.diagnostics())
+        };
+        (m.clone(), d.clone())
+    };
+    let (m, d) = one(
         "<templates><template tid=\"T\"><data name=\"B\" inType=\"win:Binary\"/></template></templates>",
     );
-    assert!(
-        matches!(&e, DecodeError::Manifest { line: 3, element, message } if element == "data" && message.contains("length")),
-        "{e}"
+    assert_eq!(
+        (d.line, d.element.as_str(), d.severity),
+        (3, "data", Severity::Error)
     );
-    let e = err("<keywords><keyword name=\"K\" mask=\"0x3\"/></keywords>");
     assert!(
-        matches!(&e, DecodeError::Manifest { line: 3, element, .. } if element == "keyword"),
-        "{e}"
+        d.message.contains("length") && d.message.contains("\"T\""),
+        "{d}"
     );
-    let e = err("<keywords><keyword name=\"K\" mask=\"0x1000000000000\"/></keywords>");
-    assert!(
-        matches!(&e, DecodeError::Manifest { element, .. } if element == "keyword"),
-        "{e}"
+    assert!(m.providers[0].templates.is_empty());
+    let (m, d) = one("<keywords><keyword name=\"K\" mask=\"0x3\"/></keywords>");
+    assert_eq!(
+        (d.line, d.element.as_str(), d.severity),
+        (3, "keyword", Severity::Error)
     );
-    let e = err("<levels><level name=\"L\" value=\"7\"/></levels>");
-    assert!(
-        matches!(&e, DecodeError::Manifest { element, .. } if element == "level"),
-        "{e}"
+    assert!(m.providers[0].keywords.is_empty());
+    let (_, d) = one("<keywords><keyword name=\"K\" mask=\"0x1000000000000\"/></keywords>");
+    assert_eq!(
+        (d.element.as_str(), d.severity),
+        ("keyword", Severity::Error)
     );
-    let e = err(
+    let (m, d) = one("<levels><level name=\"L\" value=\"7\"/></levels>");
+    assert_eq!((d.element.as_str(), d.severity), ("level", Severity::Error));
+    assert!(m.providers[0].levels.is_empty());
+    let (_, d) = one(
         "<templates><template tid=\"T\"><data name=\"X\" inType=\"win:Int99\"/></template></templates>",
     );
-    assert!(e.to_string().contains("win:Int99"), "{e}");
-    let e = err(
+    assert!(d.message.contains("win:Int99"), "{d}");
+    let (_, d) = one(
         "<templates><template tid=\"T\"><data name=\"X\" inType=\"win:UInt8\" count=\"N\"/></template></templates>",
     );
-    assert!(e.to_string().contains("\"N\""), "{e}");
-    let e = err("<events><event value=\"1\" template=\"Missing\"/></events>");
+    assert!(d.message.contains("\"N\""), "{d}");
+    // An event naming a template the manifest lacks stays known; its payload cannot be read.
+    let (m, d) = one("<events><event value=\"1\" template=\"Missing\"/></events>");
+    assert_eq!((d.element.as_str(), d.severity), ("event", Severity::Error));
+    let p = &m.providers[0];
+    let e = p.decode(p.event(1, 0).unwrap(), &[], 8).unwrap_err();
     assert!(
-        matches!(&e, DecodeError::Manifest { element, .. } if element == "event"),
+        matches!(&e, DecodeError::NoTemplate { tid, .. } if tid == "Missing"),
         "{e}"
     );
-    // An undefined keyword leaves the manifest readable one way: a diagnostic, not an error.
-    let m = Manifest::parse(&wrap(
-        "<events><event value=\"1\" keywords=\"Nope\"/></events>",
-    ))
-    .unwrap();
-    assert!(m.diagnostics()[0].message.contains("Nope"), "{m:?}");
-    let e = err("<events><event value=\"x1\"/></events>");
-    assert!(e.to_string().contains("value"), "{e}");
-    let e = err("<events><event value=\"1\" message=\"$(string.Gone)\"/></events>");
-    assert!(e.to_string().contains("Gone"), "{e}");
+    assert!(e.is_no_schema(), "{e}");
+    // An undefined keyword leaves the manifest readable one way: a warning.
+    let (_, d) = one("<events><event value=\"1\" keywords=\"Nope\"/></events>");
+    assert!(
+        d.message.contains("Nope") && d.severity == Severity::Warning,
+        "{d}"
+    );
+    let (m, d) = one("<events><event value=\"x1\"/></events>");
+    assert!(
+        d.message.contains("value") && d.severity == Severity::Error,
+        "{d}"
+    );
+    assert!(m.providers[0].events.is_empty());
+    let (m, d) = one("<events><event value=\"1\" message=\"$(string.Gone)\"/></events>");
+    assert!(
+        d.message.contains("Gone") && d.severity == Severity::Warning,
+        "{d}"
+    );
+    assert_eq!(m.providers[0].events[0].message, None);
     // Not XML at all: the parser's position.
     let e =
         Manifest::parse("<instrumentationManifest>\n<oops></instrumentationManifest>").unwrap_err();

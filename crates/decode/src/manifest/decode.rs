@@ -43,16 +43,25 @@ impl Provider {
     /// field are ignored.
     ///
     /// # Errors
-    /// As [`Template::decode`].
+    /// [`DecodeError::NoTemplate`] when the event names a template the loader left out (the
+    /// error carries its diagnostic) or that the manifest does not define; otherwise as
+    /// [`Template::decode`].
     pub fn decode(
         &self,
         event: &EventDef,
         payload: &[u8],
         pointer_size: u8,
     ) -> Result<Vec<Field>, DecodeError> {
-        match self.template_of(event) {
-            Some(template) => template.decode(payload, pointer_size),
-            None => Cursor::new(payload, pointer_size).map(|_| Vec::new()),
+        match (self.template_of(event), &event.template) {
+            (Some(template), _) => template.decode(payload, pointer_size),
+            (None, None) => Cursor::new(payload, pointer_size).map(|_| Vec::new()),
+            (None, Some(tid)) => Err(DecodeError::NoTemplate {
+                tid: tid.clone(),
+                why: match self.left_out_templates.iter().find(|(t, _)| t == tid) {
+                    Some((_, d)) => format!("was left out of the manifest ({d})"),
+                    None => "is not defined in the manifest".into(),
+                },
+            }),
         }
     }
 }
@@ -105,12 +114,13 @@ impl Template {
                 }
                 Item::Struct(s) => {
                     let count = resolve(&c, &out, &s.name, s.count.as_ref())?;
+                    let top = &out;
                     match count {
                         Some(k) => {
-                            let one = |c: &mut Cursor<'_>, b: &mut Budget| one_struct(c, b, s);
+                            let one = |c: &mut Cursor<'_>, b: &mut Budget| one_struct(c, b, s, top);
                             (array(&mut c, &mut budget, At::top(&s.name), k, one)?, None)
                         }
-                        None => (one_struct(&mut c, &mut budget, s)?, Some(1)),
+                        None => (one_struct(&mut c, &mut budget, s, top)?, Some(1)),
                     }
                 }
             };
@@ -216,29 +226,35 @@ fn array(
     Ok(Value::Array(items))
 }
 
-/// One instance of struct `s`: its members, with their fixed counts and lengths.
+/// One instance of struct `s`: its members, whose counts and lengths are fixed or taken from
+/// an earlier member of this instance, else from an earlier top-level field (`top`).
 fn one_struct(
     c: &mut Cursor<'_>,
     budget: &mut Budget,
     s: &StructDef,
+    top: &[Field],
 ) -> Result<Value, DecodeError> {
-    let mut members = Vec::with_capacity(s.members.len());
+    let mut members: Vec<Field> = Vec::with_capacity(s.members.len());
     for m in &s.members {
-        let length = match &m.length {
-            Some(Param::Fixed(n)) => Some(*n as usize),
-            _ => None,
-        };
         let at = At {
             outer: Some(&s.name),
             name: &m.name,
         };
-        let start = c.offset;
-        let value = match &m.count {
-            Some(Param::Fixed(k)) => {
-                let read = |c: &mut Cursor<'_>, _: &mut Budget| read_data(c, m, length, false);
-                array(c, budget, at, *k as usize, read)?
+        let scope = |p: Option<&Param>| match p {
+            Some(Param::Field(f)) if crate::fields::find(&members, f).is_some() => {
+                resolve(c, &members, &m.name, p)
             }
-            _ => {
+            _ => resolve(c, top, &m.name, p),
+        };
+        let length = scope(m.length.as_ref())?;
+        let count = scope(m.count.as_ref())?;
+        let start = c.offset;
+        let value = match count {
+            Some(k) => {
+                let read = |c: &mut Cursor<'_>, _: &mut Budget| read_data(c, m, length, false);
+                array(c, budget, at, k, read)?
+            }
+            None => {
                 let v = read_data(c, m, length, false)?;
                 budget.made(c, start, at, 1)?;
                 v
@@ -249,7 +265,8 @@ fn one_struct(
     Ok(Value::Struct(members))
 }
 
-/// The value of a `count` / `length` parameter: fixed, or an earlier integer field.
+/// The value of a `count` / `length` parameter: fixed, or an earlier integer field of
+/// `earlier`.
 fn resolve(
     c: &Cursor<'_>,
     earlier: &[Field],
@@ -314,7 +331,12 @@ fn read_data(
         InType::DOUBLE => Value::F64(f64::from_le_bytes(c.array(name)?)),
         InType::BOOLEAN => Value::Bool(c.u32(name)? != 0),
         InType::BINARY => {
-            let n = length.ok_or_else(|| c.bad(name, c.offset, "win:Binary without a length"))?;
+            // TDH: without a length, a binary shown as win:IPv6 is an IN6_ADDR (16 bytes).
+            let n = match (length, d.out_type) {
+                (Some(n), _) => n,
+                (None, Some(OutType::IPV6)) => 16,
+                (None, _) => return Err(c.bad(name, c.offset, "win:Binary without a length")),
+            };
             Value::Binary(c.take(name, n)?.to_vec())
         }
         InType::GUID => Value::Guid(Guid::from_bytes_le(c.array(name)?)),

@@ -16,22 +16,32 @@
 //! | [`filter::PayloadFilter`], [`filter::AggregateFilter`] | `TdhCreatePayloadFilter`, `TdhAggregatePayloadFilters` | payload filters (FLT-18) |
 //!
 //! The loader uses `roxmltree`; names are matched by local name, so the usual default
-//! namespace and `win:`/`xs:` prefixes need no declaration handling. Errors carry the XML
-//! line and the element. Messages (`$(string.Id)`) are resolved against the `en-US` string
-//! table when there is one, else the first.
+//! namespace and `win:`/`xs:` prefixes need no declaration handling, and `<instrumentation>`
+//! is found wherever it sits under the root (`instrumentationManifest`, or the `assembly` of
+//! a Windows component manifest). Diagnostics and errors carry the XML line and the element.
+//! Messages (`$(string.Id)`) are resolved against the `en-US` string table when there is
+//! one, else the first.
 //!
 //! # Errors, diagnostics and limits
 //!
-//! A manifest that cannot be read one way is refused with a [`DecodeError::Manifest`] naming
-//! the line and element (and, for a template `tid`, an event (value, version) or a provider
-//! GUID defined twice, the other place); one that can be read one way loads, and
-//! [`Manifest::diagnostics`] says how it was read (a map, level, task, opcode, keyword or
-//! channel it refers to but does not define). What bad input may cost is bounded by the
-//! input: [`read_manifest_file`] reads at most [`MAX_MANIFEST_BYTES`]; elements nest at
-//! most [`MAX_XML_DEPTH`] deep (checked before the parser) in at most [`MAX_XML_NODES`]
-//! nodes; fixed counts and lengths are at most [`MAX_PARAM`]; resolved messages copy at most
-//! a few times the text; and decoding a payload makes values only as its bytes pay for them
-//! (the value budget of [`Template::decode`]).
+//! The loader is forgiving, as TDH and TraceEvent are: it keeps whatever it can use. An
+//! element it cannot use (an unknown `inType`, a `win:Binary` without a length, a keyword
+//! mask of two bits…) is left out with what depends on it — that template, event, map or
+//! keyword — and a [`Severity::Error`] diagnostic says where and why; an event whose
+//! template was left out stays known, and decoding its payload says why it cannot
+//! ([`DecodeError::NoTemplate`]). [`Severity::Warning`] diagnostics say how the rest was read
+//! (a name it refers to but does not define, a known alias such as `win:Always`). The table
+//! of what costs what is in the loader's source (`load.rs`).
+//!
+//! Refused with an error: text that is not well-formed XML, a document with no
+//! `<instrumentation>` (not a manifest), and ambiguity — a template `tid`, an event (value,
+//! version) or a provider GUID defined twice ([`DecodeError::Manifest`] names both places).
+//! What bad input may cost is bounded by the input: [`read_manifest_file`] reads at most
+//! [`MAX_MANIFEST_BYTES`]; elements nest at most [`MAX_XML_DEPTH`] deep (checked before the
+//! parser) in at most [`MAX_XML_NODES`] nodes; fixed counts and lengths are at most
+//! [`MAX_PARAM`]; resolved messages copy at most a few times the text; at most
+//! [`MAX_DIAGNOSTICS`] diagnostics are kept; and decoding a payload makes values only as its
+//! bytes pay for them (the value budget of [`Template::decode`]).
 //!
 //! ```
 //! use etwsim_decode::manifest::load_manifest;
@@ -63,21 +73,18 @@
 
 mod decode;
 pub mod filter;
+mod load;
 mod render;
 mod types;
 mod xml_depth;
 
+pub use load::{MAX_DIAGNOSTICS, load_manifest, read_manifest_file};
 pub use render::format_message;
 pub use types::{InType, OutType};
 
 use crate::decode_error::DecodeError;
 use etwsim_types::Guid;
-use roxmltree::{Document, Node};
-use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::io::Read as _;
-use std::path::Path;
 use types::{WIN_CHANNELS, WIN_KEYWORDS, WIN_LEVELS, WIN_OPCODES, WIN_TASKS, win_lookup};
 
 /// The largest file [`read_manifest_file`] reads: 64 MiB. The largest real manifests are a
@@ -122,11 +129,13 @@ pub enum Severity {
     /// The manifest can still be read one way, and was: a reference to a map the manifest
     /// does not define leaves the field a plain number; one to an undefined level, task,
     /// opcode, keyword or channel leaves that part of the event unnamed (0 in its
-    /// [`EventDef`], the record's own number when shown).
+    /// [`EventDef`], the record's own number when shown); an unknown `outType` shows the
+    /// field by its `inType`; a name spelled as real manifests spell it (`win:Always`,
+    /// `UInt32`) is read as the winmeta name.
     Warning,
-    /// The element could not be read and was left out, with what depends on it. Today's
-    /// loader refuses such a manifest with a [`DecodeError::Manifest`] instead; a forgiving
-    /// loader records the problem here and keeps the rest.
+    /// The element could not be used and was left out, with what depends on it: a template
+    /// (its events' payloads cannot be decoded), an event, a map or map entry, a level, task,
+    /// opcode, keyword or channel, a provider. The rest of the manifest is kept.
     Error,
 }
 
@@ -153,8 +162,9 @@ impl fmt::Display for Diagnostic {
 
 impl Manifest {
     /// What the loader noticed without refusing the manifest (DEC-16…DEC-24), in the order
-    /// it read the elements: a manifest that can be read one way loads, and this says how.
-    /// Empty for a clean manifest.
+    /// it read the elements: what it left out ([`Severity::Error`]) and how it read the rest
+    /// ([`Severity::Warning`]). Empty for a clean manifest; at most [`MAX_DIAGNOSTICS`] (and
+    /// one more counting those not kept).
     ///
     /// Where a manifest cannot be read one way — a template `tid`, an event (value,
     /// version) or a provider GUID defined twice — [`load_manifest`] refuses it instead.
@@ -200,6 +210,9 @@ pub struct Provider {
     pub templates: Vec<Template>,
     /// `events/event`.
     pub events: Vec<EventDef>,
+    /// The templates the loader left out, by `tid`, each with the [`Severity::Error`]
+    /// diagnostic that says why: the payloads of events naming them cannot be decoded.
+    pub left_out_templates: Vec<(String, Diagnostic)>,
 }
 
 /// A named value of a provider: a level, opcode or keyword (its mask).
@@ -535,214 +548,6 @@ fn win_name<T: PartialEq + Copy>(table: &[(&str, T)], value: T) -> Option<String
         .map(|(n, _)| (*n).to_owned())
 }
 
-/// Loads a manifest from its file bytes: UTF-8 (with or without a byte-order mark) or UTF-16
-/// with a byte-order mark, as manifests are often saved.
-///
-/// What the loader notices without refusing the manifest is in
-/// [`Manifest::diagnostics`].
-///
-/// # Errors
-/// [`DecodeError::Xml`] for text that is not well-formed XML (or not decodable), nests
-/// elements deeper than [`MAX_XML_DEPTH`] or has more than [`MAX_XML_NODES`] nodes;
-/// [`DecodeError::Manifest`] naming the line and element of a rule broken (a missing or bad
-/// attribute, an unknown type or template, a `win:Binary` without `length`, a fixed count
-/// or length above [`MAX_PARAM`]…) or of an ambiguity: a template `tid`, an event (value,
-/// version) or a provider GUID defined twice (the message names the other place).
-pub fn load_manifest(bytes: &[u8]) -> Result<Manifest, DecodeError> {
-    let text = decode_text(bytes)?;
-    Manifest::parse(&text)
-}
-
-/// Reads a manifest file's bytes for [`load_manifest`], at most [`MAX_MANIFEST_BYTES`] of
-/// them: a larger file (or an endless one, such as `/dev/zero`) is refused without being
-/// read whole.
-///
-/// # Errors
-/// The file's own I/O errors; [`std::io::ErrorKind::FileTooLarge`] saying `FILE is larger
-/// than the 64 MiB a manifest may be`.
-pub fn read_manifest_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    let too_large = || {
-        std::io::Error::new(
-            std::io::ErrorKind::FileTooLarge,
-            format!(
-                "{} is larger than the {} MiB a manifest may be",
-                path.display(),
-                MAX_MANIFEST_BYTES >> 20
-            ),
-        )
-    };
-    let file = std::fs::File::open(path)?;
-    if file
-        .metadata()
-        .is_ok_and(|m| m.is_file() && m.len() > MAX_MANIFEST_BYTES)
-    {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_MANIFEST_BYTES + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_MANIFEST_BYTES {
-        return Err(too_large());
-    }
-    Ok(bytes)
-}
-
-fn decode_text(bytes: &[u8]) -> Result<String, DecodeError> {
-    let bad = |message: &str| DecodeError::Xml {
-        line: 1,
-        column: 1,
-        message: message.into(),
-    };
-    let utf16 = |rest: &[u8], le: bool| -> Result<String, DecodeError> {
-        if rest.len() % 2 != 0 {
-            return Err(bad("UTF-16 text with an odd number of bytes"));
-        }
-        let units = rest.chunks_exact(2).map(|c| {
-            if le {
-                u16::from_le_bytes([c[0], c[1]])
-            } else {
-                u16::from_be_bytes([c[0], c[1]])
-            }
-        });
-        char::decode_utf16(units)
-            .collect::<Result<String, _>>()
-            .map_err(|_| bad("invalid UTF-16 text"))
-    };
-    match bytes {
-        [0xFF, 0xFE, rest @ ..] => utf16(rest, true),
-        [0xFE, 0xFF, rest @ ..] => utf16(rest, false),
-        [0xEF, 0xBB, 0xBF, rest @ ..] => {
-            String::from_utf8(rest.to_vec()).map_err(|_| bad("invalid UTF-8 text"))
-        }
-        _ => String::from_utf8(bytes.to_vec()).map_err(|_| bad("invalid UTF-8 text")),
-    }
-}
-
-impl Manifest {
-    /// Parses manifest text (see [`load_manifest`]).
-    ///
-    /// Before the XML parser sees the text, a linear scan counts element nesting (start and
-    /// end tags, skipping comments, CDATA, processing instructions, declarations and quoted
-    /// attribute values) and refuses text that nests deeper than [`MAX_XML_DEPTH`]: the
-    /// parser recurses once per level and would overflow the stack.
-    ///
-    /// # Errors
-    /// As [`load_manifest`].
-    pub fn parse(xml: &str) -> Result<Manifest, DecodeError> {
-        xml_depth::check(xml, MAX_XML_DEPTH)?;
-        let options = roxmltree::ParsingOptions {
-            allow_dtd: false,
-            nodes_limit: MAX_XML_NODES,
-        };
-        let doc = Document::parse_with_options(xml, options).map_err(|e| {
-            let pos = e.pos();
-            DecodeError::Xml {
-                line: pos.row,
-                column: pos.col,
-                message: e.to_string(),
-            }
-        })?;
-        let root = doc.root_element();
-        if root.tag_name().name() != "instrumentationManifest" {
-            return Err(err_at(
-                root,
-                "the root element must be instrumentationManifest",
-            ));
-        }
-        let strings = string_table(root);
-        let cx = Cx {
-            strings: &strings,
-            diagnostics: RefCell::new(Vec::new()),
-            message_budget: Cell::new(
-                xml.len()
-                    .saturating_mul(MESSAGE_FACTOR)
-                    .saturating_add(MESSAGE_SLACK),
-            ),
-        };
-        let mut providers = Vec::new();
-        let mut guids: HashMap<Guid, (u32, String)> = HashMap::new();
-        for p in root
-            .descendants()
-            .filter(|n| n.is_element() && n.tag_name().name() == "provider")
-        {
-            let provider = cx.provider(p)?;
-            if let Some((line, name)) = guids.get(&provider.guid) {
-                return Err(err_at(
-                    p,
-                    format!(
-                        "provider GUID {} is already defined by provider {name:?} on line {line}",
-                        provider.guid
-                    ),
-                ));
-            }
-            guids.insert(provider.guid, (line_of(p), provider.name.clone()));
-            providers.push(provider);
-        }
-        Ok(Manifest {
-            providers,
-            diagnostics: cx.diagnostics.into_inner(),
-        })
-    }
-}
-
-/// The string table of the `en-US` resources, else the first.
-fn string_table(root: Node<'_, '_>) -> HashMap<String, String> {
-    let resources: Vec<Node<'_, '_>> = root
-        .descendants()
-        .filter(|n| n.is_element() && n.tag_name().name() == "resources")
-        .collect();
-    let chosen = resources
-        .iter()
-        .find(|r| r.attribute("culture") == Some("en-US"))
-        .or_else(|| resources.first());
-    chosen
-        .map(|r| {
-            r.descendants()
-                .filter(|n| n.is_element() && n.tag_name().name() == "string")
-                .filter_map(|s| {
-                    Some((
-                        s.attribute("id")?.to_owned(),
-                        s.attribute("value")?.to_owned(),
-                    ))
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn line_of(node: Node<'_, '_>) -> u32 {
-    node.document().text_pos_at(node.range().start).row
-}
-
-fn err_at(node: Node<'_, '_>, message: impl Into<String>) -> DecodeError {
-    DecodeError::Manifest {
-        line: line_of(node),
-        element: node.tag_name().name().to_owned(),
-        message: message.into(),
-    }
-}
-
-fn children<'a, 'input>(
-    node: Node<'a, 'input>,
-    name: &'static str,
-) -> impl Iterator<Item = Node<'a, 'input>> {
-    node.children()
-        .filter(move |n| n.is_element() && n.tag_name().name() == name)
-}
-
-/// The elements `group/item` under `node` (e.g. `keywords/keyword`).
-fn grouped<'a, 'input>(
-    node: Node<'a, 'input>,
-    group: &'static str,
-    item: &'static str,
-) -> impl Iterator<Item = Node<'a, 'input>> {
-    children(node, group).flat_map(move |g| children(g, item))
-}
-
-fn required<'a>(node: Node<'a, '_>, attr: &str) -> Result<&'a str, DecodeError> {
-    node.attribute(attr)
-        .ok_or_else(|| err_at(node, format!("missing attribute {attr}")))
-}
-
 /// A decimal or `0x` hexadecimal number.
 pub(crate) fn parse_number(text: &str) -> Option<u64> {
     let t = text.trim();
@@ -754,7 +559,7 @@ pub(crate) fn parse_number(text: &str) -> Option<u64> {
 
 /// Whether `text` is written as a number (decimal digits, or `0x` and hex digits), whatever
 /// its size.
-fn looks_numeric(text: &str) -> bool {
+pub(crate) fn looks_numeric(text: &str) -> bool {
     let t = text.trim();
     let (digits, radix) = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         Some(hex) => (hex, 16),
@@ -764,489 +569,7 @@ fn looks_numeric(text: &str) -> bool {
 }
 
 /// `"…" does not fit in 64 bits` when `text` is written as a number wider than 64 bits.
-fn too_wide(text: &str) -> Option<String> {
+pub(crate) fn too_wide(text: &str) -> Option<String> {
     (looks_numeric(text) && parse_number(text).is_none())
         .then(|| format!("{text:?} is a number that does not fit in 64 bits"))
-}
-
-fn number<T: TryFrom<u64>>(node: Node<'_, '_>, attr: &str) -> Result<T, DecodeError> {
-    let text = required(node, attr)?;
-    match parse_number(text) {
-        Some(v) => {
-            T::try_from(v).map_err(|_| err_at(node, format!("{attr}={text:?} is out of range")))
-        }
-        None if looks_numeric(text) => Err(err_at(
-            node,
-            format!("{attr}={text:?} does not fit in 64 bits"),
-        )),
-        None => Err(err_at(node, format!("{attr}={text:?} is not a number"))),
-    }
-}
-
-fn optional_number<T: TryFrom<u64>>(
-    node: Node<'_, '_>,
-    attr: &str,
-) -> Result<Option<T>, DecodeError> {
-    match node.attribute(attr) {
-        None => Ok(None),
-        Some(_) => number(node, attr).map(Some),
-    }
-}
-
-/// A `count` or `length` attribute: a number (at most [`MAX_PARAM`]) or a field's name.
-fn param(node: Node<'_, '_>, attr: &str) -> Result<Option<Param>, DecodeError> {
-    let Some(v) = node.attribute(attr) else {
-        return Ok(None);
-    };
-    if !looks_numeric(v) {
-        return Ok(Some(Param::Field(v.to_owned())));
-    }
-    match parse_number(v).and_then(|n| u32::try_from(n).ok()) {
-        Some(n) if n <= MAX_PARAM => Ok(Some(Param::Fixed(n))),
-        _ => Err(err_at(
-            node,
-            format!(
-                "{attr}={v:?} is more than {MAX_PARAM}: TDH counts and lengths are 16-bit (DEC-17)"
-            ),
-        )),
-    }
-}
-
-/// The names an event may refer to, indexed once per provider so that loading stays linear
-/// in the manifest: the first definition of a name wins, as the [`Provider`] lookups do.
-struct Names<'p> {
-    levels: HashMap<&'p str, u8>,
-    tasks: HashMap<&'p str, u16>,
-    task_opcodes: HashMap<(u16, &'p str), u8>,
-    opcodes: HashMap<&'p str, u8>,
-    channels: HashMap<&'p str, u8>,
-    keywords: HashMap<&'p str, u64>,
-}
-
-impl<'p> Names<'p> {
-    fn of(p: &'p Provider) -> Names<'p> {
-        let mut n = Names {
-            levels: HashMap::new(),
-            tasks: HashMap::new(),
-            task_opcodes: HashMap::new(),
-            opcodes: HashMap::new(),
-            channels: HashMap::new(),
-            keywords: HashMap::new(),
-        };
-        for l in &p.levels {
-            n.levels.entry(&l.name).or_insert(l.value);
-        }
-        for t in &p.tasks {
-            n.tasks.entry(&t.name).or_insert(t.value);
-            for o in &t.opcodes {
-                n.task_opcodes.entry((t.value, &o.name)).or_insert(o.value);
-            }
-        }
-        for o in &p.opcodes {
-            n.opcodes.entry(&o.name).or_insert(o.value);
-        }
-        for c in &p.channels {
-            n.channels.entry(&c.chid).or_insert(c.value);
-            n.channels.entry(&c.name).or_insert(c.value);
-        }
-        for k in &p.keywords {
-            n.keywords.entry(&k.name).or_insert(k.value);
-        }
-        n
-    }
-}
-
-struct Cx<'s> {
-    strings: &'s HashMap<String, String>,
-    /// What the loader noticed, in reading order.
-    diagnostics: RefCell<Vec<Diagnostic>>,
-    /// Bytes resolved messages may still copy (see [`MESSAGE_FACTOR`]).
-    message_budget: Cell<usize>,
-}
-
-impl Cx<'_> {
-    /// Records a warning about `node`.
-    fn warn(&self, node: Node<'_, '_>, message: String) {
-        self.diagnostics.borrow_mut().push(Diagnostic {
-            line: line_of(node),
-            element: node.tag_name().name().to_owned(),
-            message,
-            severity: Severity::Warning,
-        });
-    }
-
-    /// An event attribute naming a level, task, opcode or channel, as its number: 0 when the
-    /// attribute is absent, and 0 with a warning when `lookup` does not know the name.
-    fn resolve_attr<T: Default>(
-        &self,
-        e: Node<'_, '_>,
-        attr: &str,
-        lookup: impl FnOnce(&str) -> Option<T>,
-    ) -> T {
-        let Some(n) = e.attribute(attr) else {
-            return T::default();
-        };
-        lookup(n).unwrap_or_else(|| {
-            self.warn(
-                e,
-                format!("{attr} {n:?} is not defined: the event's {attr} is left unnamed (0 here)"),
-            );
-            T::default()
-        })
-    }
-
-    /// A `message` attribute: `$(string.Id)` resolved, other text as is.
-    fn message(&self, node: Node<'_, '_>, attr: &str) -> Result<Option<String>, DecodeError> {
-        let Some(text) = node.attribute(attr) else {
-            return Ok(None);
-        };
-        match text
-            .strip_prefix("$(string.")
-            .and_then(|r| r.strip_suffix(')'))
-        {
-            Some(id) => {
-                let s = self
-                    .strings
-                    .get(id)
-                    .ok_or_else(|| err_at(node, format!("no string {id:?} in the string table")))?;
-                let Some(left) = self.message_budget.get().checked_sub(s.len()) else {
-                    return Err(err_at(
-                        node,
-                        format!(
-                            "string {id:?} ({} bytes) is used so often that resolved messages \
-                             would copy more than {MESSAGE_FACTOR} times the manifest's text",
-                            s.len()
-                        ),
-                    ));
-                };
-                self.message_budget.set(left);
-                Ok(Some(s.clone()))
-            }
-            None => Ok(Some(text.to_owned())),
-        }
-    }
-
-    fn named<T: TryFrom<u64>>(
-        &self,
-        node: Node<'_, '_>,
-        attr: &str,
-    ) -> Result<NamedValue<T>, DecodeError> {
-        Ok(NamedValue {
-            name: required(node, "name")?.to_owned(),
-            value: number(node, attr)?,
-            symbol: node.attribute("symbol").map(str::to_owned),
-            message: self.message(node, "message")?,
-        })
-    }
-
-    fn provider(&self, p: Node<'_, '_>) -> Result<Provider, DecodeError> {
-        let guid_text = required(p, "guid")?;
-        let guid = guid_text
-            .parse()
-            .map_err(|_| err_at(p, format!("guid={guid_text:?} is not a GUID")))?;
-        let mut provider = Provider {
-            name: required(p, "name")?.to_owned(),
-            guid,
-            symbol: p.attribute("symbol").map(str::to_owned),
-            message: self.message(p, "message")?,
-            ..Provider::default()
-        };
-        for l in grouped(p, "levels", "level") {
-            let level: NamedValue<u8> = self.named(l, "value")?;
-            if level.value < 16 {
-                return Err(err_at(l, "a provider level's value must be 16-255"));
-            }
-            provider.levels.push(level);
-        }
-        for o in grouped(p, "opcodes", "opcode") {
-            provider.opcodes.push(self.named(o, "value")?);
-        }
-        for k in grouped(p, "keywords", "keyword") {
-            let kw: NamedValue<u64> = self.named(k, "mask")?;
-            if kw.value.count_ones() != 1 || kw.value >> 48 != 0 {
-                return Err(err_at(k, "a keyword mask must be one bit in bits 0-47"));
-            }
-            provider.keywords.push(kw);
-        }
-        for t in grouped(p, "tasks", "task") {
-            let event_guid = match t.attribute("eventGUID") {
-                None => None,
-                Some(g) => Some(
-                    g.parse()
-                        .map_err(|_| err_at(t, format!("eventGUID={g:?} is not a GUID")))?,
-                ),
-            };
-            let opcodes = grouped(t, "opcodes", "opcode")
-                .map(|o| self.named(o, "value"))
-                .collect::<Result<_, _>>()?;
-            let task: NamedValue<u16> = self.named(t, "value")?;
-            provider.tasks.push(TaskDef {
-                name: task.name,
-                value: task.value,
-                symbol: task.symbol,
-                event_guid,
-                message: task.message,
-                opcodes,
-            });
-        }
-        self.channels(p, &mut provider)?;
-        for m in children(p, "maps").flat_map(|g| g.children().filter(Node::is_element)) {
-            let kind = match m.tag_name().name() {
-                "valueMap" => MapKind::Value,
-                "bitMap" => MapKind::Bits,
-                _ => continue,
-            };
-            let entries = children(m, "map")
-                .map(|e| {
-                    let value: u64 = number(e, "value")?;
-                    let text = self
-                        .message(e, "message")?
-                        .unwrap_or_else(|| value.to_string());
-                    Ok((value, text))
-                })
-                .collect::<Result<_, DecodeError>>()?;
-            provider.maps.push(MapDef {
-                name: required(m, "name")?.to_owned(),
-                kind,
-                entries,
-            });
-        }
-        let map_names: HashSet<&str> = provider.maps.iter().map(|m| m.name.as_str()).collect();
-        let mut tids: HashMap<String, u32> = HashMap::new();
-        let mut templates = Vec::new();
-        for t in grouped(p, "templates", "template") {
-            let template = self.template(t, &map_names)?;
-            if let Some(line) = tids.get(&template.tid) {
-                return Err(err_at(
-                    t,
-                    format!(
-                        "template tid {:?} is already defined on line {line}: events using it \
-                         could be read either way",
-                        template.tid
-                    ),
-                ));
-            }
-            tids.insert(template.tid.clone(), line_of(t));
-            templates.push(template);
-        }
-        provider.templates = templates;
-        let names = Names::of(&provider);
-        let mut ids: HashMap<(u16, u8), u32> = HashMap::new();
-        let mut events = Vec::new();
-        for e in grouped(p, "events", "event") {
-            let event = self.event(e, &names, &tids)?;
-            if let Some(line) = ids.get(&(event.id, event.version)) {
-                return Err(err_at(
-                    e,
-                    format!(
-                        "event {} version {} is already defined on line {line}: its records \
-                         could be read either way",
-                        event.id, event.version
-                    ),
-                ));
-            }
-            ids.insert((event.id, event.version), line_of(e));
-            events.push(event);
-        }
-        provider.events = events;
-        Ok(provider)
-    }
-
-    fn channels(&self, p: Node<'_, '_>, provider: &mut Provider) -> Result<(), DecodeError> {
-        let mut next_value = 16u8;
-        for c in children(p, "channels").flat_map(|g| g.children().filter(Node::is_element)) {
-            let imported = match c.tag_name().name() {
-                "channel" => false,
-                "importChannel" => true,
-                _ => continue,
-            };
-            let name = required(c, "name")?.to_owned();
-            let value = match optional_number::<u8>(c, "value")? {
-                Some(v) => v,
-                None => match win_lookup(WIN_CHANNELS, &name) {
-                    Some(v) => v,
-                    None if imported => {
-                        return Err(err_at(c, format!("unknown imported channel {name:?}")));
-                    }
-                    None => {
-                        let v = next_value;
-                        next_value = next_value.saturating_add(1);
-                        v
-                    }
-                },
-            };
-            provider.channels.push(ChannelDef {
-                chid: c.attribute("chid").unwrap_or(&name).to_owned(),
-                name,
-                value,
-                kind: c.attribute("type").map(str::to_owned),
-                symbol: c.attribute("symbol").map(str::to_owned),
-                enabled: c.attribute("enabled") == Some("true"),
-                message: self.message(c, "message")?,
-            });
-        }
-        if provider.channels.len() > 8 {
-            return Err(err_at(p, "a provider has at most 8 channels"));
-        }
-        Ok(())
-    }
-
-    fn data(&self, d: Node<'_, '_>) -> Result<DataDef, DecodeError> {
-        let in_name = required(d, "inType")?;
-        let in_type = InType::from_name(in_name)
-            .ok_or_else(|| err_at(d, format!("unknown inType {in_name:?}")))?;
-        let out_type = match d.attribute("outType") {
-            None => None,
-            Some(o) => Some(
-                OutType::from_name(o).ok_or_else(|| err_at(d, format!("unknown outType {o:?}")))?,
-            ),
-        };
-        let length = param(d, "length")?;
-        if in_type == InType::BINARY && length.is_none() {
-            return Err(err_at(d, "win:Binary needs a length"));
-        }
-        Ok(DataDef {
-            name: required(d, "name")?.to_owned(),
-            in_type,
-            out_type,
-            count: param(d, "count")?,
-            length,
-            map: d.attribute("map").map(str::to_owned),
-        })
-    }
-
-    /// A warning for a `map` attribute of `d` that names none of `maps`.
-    fn check_map(&self, d: Node<'_, '_>, def: &DataDef, maps: &HashSet<&str>) {
-        if let Some(m) = &def.map {
-            if !maps.contains(m.as_str()) {
-                self.warn(
-                    d,
-                    format!("map {m:?} is not defined: the field shows as a plain number"),
-                );
-            }
-        }
-    }
-
-    fn template(&self, t: Node<'_, '_>, maps: &HashSet<&str>) -> Result<Template, DecodeError> {
-        let mut items = Vec::new();
-        let mut earlier: Vec<(String, bool)> = Vec::new(); // (name, is integer)
-        let check_ref = |node: Node<'_, '_>, p: &Option<Param>, earlier: &[(String, bool)]| match p
-        {
-            Some(Param::Field(f)) if !earlier.iter().any(|(n, int)| n == f && *int) => Err(err_at(
-                node,
-                format!("count/length {f:?} is not an earlier integer field of the template"),
-            )),
-            _ => Ok(()),
-        };
-        for c in t.children().filter(Node::is_element) {
-            match c.tag_name().name() {
-                "data" => {
-                    let d = self.data(c)?;
-                    self.check_map(c, &d, maps);
-                    check_ref(c, &d.count, &earlier)?;
-                    check_ref(c, &d.length, &earlier)?;
-                    earlier.push((d.name.clone(), d.in_type.is_integer() && d.count.is_none()));
-                    items.push(Item::Data(d));
-                }
-                "struct" => {
-                    let count = param(c, "count")?;
-                    check_ref(c, &count, &earlier)?;
-                    let members = children(c, "data")
-                        .map(|d| self.data(d))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    for (m, node) in members.iter().zip(children(c, "data")) {
-                        if matches!(m.count, Some(Param::Field(_)))
-                            || matches!(m.length, Some(Param::Field(_)))
-                        {
-                            return Err(err_at(
-                                node,
-                                "struct members take fixed counts and lengths",
-                            ));
-                        }
-                        self.check_map(node, m, maps);
-                    }
-                    let name = required(c, "name")?.to_owned();
-                    earlier.push((name.clone(), false));
-                    items.push(Item::Struct(StructDef {
-                        name,
-                        count,
-                        members,
-                    }));
-                }
-                _ => {}
-            }
-        }
-        Ok(Template {
-            tid: required(t, "tid")?.to_owned(),
-            items,
-        })
-    }
-
-    fn event(
-        &self,
-        e: Node<'_, '_>,
-        p: &Names<'_>,
-        templates: &HashMap<String, u32>,
-    ) -> Result<EventDef, DecodeError> {
-        let level = self.resolve_attr(e, "level", |n| {
-            p.levels
-                .get(n)
-                .copied()
-                .or_else(|| win_lookup(WIN_LEVELS, n))
-        });
-        let task = self.resolve_attr(e, "task", |n| {
-            p.tasks.get(n).copied().or_else(|| win_lookup(WIN_TASKS, n))
-        });
-        let opcode = self.resolve_attr(e, "opcode", |n| {
-            p.task_opcodes
-                .get(&(task, n))
-                .or_else(|| p.opcodes.get(n))
-                .copied()
-                .or_else(|| win_lookup(WIN_OPCODES, n))
-        });
-        let channel = self.resolve_attr(e, "channel", |n| p.channels.get(n).copied());
-        let keyword_names: Vec<String> = e
-            .attribute("keywords")
-            .map(|k| k.split_whitespace().map(str::to_owned).collect())
-            .unwrap_or_default();
-        let mut keywords = 0;
-        for k in &keyword_names {
-            match p
-                .keywords
-                .get(k.as_str())
-                .copied()
-                .or_else(|| win_lookup(WIN_KEYWORDS, k))
-            {
-                Some(mask) => keywords |= mask,
-                None => self.warn(
-                    e,
-                    match too_wide(k) {
-                        Some(why) => format!("keyword {why}: it is left out of the event's mask"),
-                        None => format!(
-                            "keyword {k:?} is not defined: it is left out of the event's mask"
-                        ),
-                    },
-                ),
-            }
-        }
-        let template = e.attribute("template").map(str::to_owned);
-        if let Some(t) = &template {
-            if !templates.contains_key(t) {
-                return Err(err_at(e, format!("unknown template {t:?}")));
-            }
-        }
-        Ok(EventDef {
-            id: number(e, "value")?,
-            version: optional_number(e, "version")?.unwrap_or(0),
-            level,
-            task,
-            opcode,
-            keywords,
-            keyword_names,
-            channel,
-            template,
-            message: self.message(e, "message")?,
-            symbol: e.attribute("symbol").map(str::to_owned),
-        })
-    }
 }

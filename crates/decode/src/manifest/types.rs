@@ -21,12 +21,30 @@ macro_rules! named_numbers {
                 pub const $konst: $ty = $ty($value);
             )*
 
-            #[doc = concat!("The ", $doc, " for a manifest name (`win:UInt32`); `None` for an unknown name.")]
+            /// Every name the manifest schema gives, with its number.
+            const NAMES: &'static [(&'static str, u16)] = &[ $( ($name, $value), )* ];
+
+            #[doc = concat!("The ", $doc, " for a manifest name (`win:UInt32`), or one of the other spellings real manifests use and Microsoft documents (see [`resolve`](Self::resolve)); `None` for an unknown name.")]
             pub fn from_name(name: &str) -> Option<$ty> {
                 match name {
                     $( $name => Some($ty($value)), )*
-                    _ => None,
+                    _ => Self::SPELLINGS
+                        .iter()
+                        .find(|(n, _)| *n == name)
+                        .map(|(_, v)| $ty(*v)),
                 }
+            }
+
+            #[doc = concat!("The ", $doc, " for a name as a forgiving loader reads it: [`from_name`](Self::from_name) first, then the name compared without its prefix (`win:`, `xs:` or none) and without regard to case, as some real manifests write it (`UInt32`, `win:Uint32`). The second value is the canonical name when the name was matched that second way (the loader says so in a diagnostic), `None` when it is a name of its own.")]
+            pub fn resolve(name: &str) -> Option<($ty, Option<&'static str>)> {
+                if let Some(t) = Self::from_name(name) {
+                    return Some((t, None));
+                }
+                let loose = loose_name(name);
+                Self::NAMES
+                    .iter()
+                    .find(|(n, _)| loose_name(n) == loose)
+                    .map(|(n, v)| ($ty(*v), Some(*n)))
             }
 
             /// The manifest name of a known number.
@@ -108,7 +126,25 @@ named_numbers! { OutType, "out-type";
     DATE_TIME_UTC = 38, "win:DateTimeUtc";
 }
 
+impl InType {
+    /// Other spellings of in-types: `win:CountedString`, the name TDH-based manifest dumps
+    /// give `TDH_INTYPE_MANIFEST_COUNTEDSTRING` (22; `TDH_INTYPE_COUNTEDSTRING`, 300, has the
+    /// same layout: a 16-bit byte count, then UTF-16).
+    const SPELLINGS: &'static [(&'static str, u16)] = &[("win:CountedString", 22)];
+}
+
 impl OutType {
+    /// Other spellings of out-types: `xs:datetime`, as the OutputType page spells
+    /// `xs:dateTime`; `xs:HexInt8`…`xs:HexInt64`, which Windows component manifests use for
+    /// the `win:HexInt*` types.
+    const SPELLINGS: &'static [(&'static str, u16)] = &[
+        ("xs:datetime", 2),
+        ("xs:HexInt8", 16),
+        ("xs:HexInt16", 17),
+        ("xs:HexInt32", 18),
+        ("xs:HexInt64", 19),
+    ];
+
     /// `TDH_OUTTYPE_NULL` (0): no out type, the in-type's default rendering.
     pub const NULL: OutType = OutType(0);
     /// `TDH_OUTTYPE_REDUCEDSTRING` (300): no manifest name.
@@ -179,7 +215,46 @@ pub(crate) const WIN_KEYWORDS: &[(&str, u64)] = &[
     ("win:EventlogClassic", 1 << 55),
 ];
 
+/// Names manifest dumps write for winmeta levels (DEC-21): `win:Always` for level 0
+/// (`win:LogAlways`), as TraceEvent-style dumps of installed providers spell it.
+pub(crate) const WIN_LEVEL_ALIASES: &[(&str, &str)] = &[("win:Always", "win:LogAlways")];
+
 /// The value of `name` in a winmeta table.
 pub(crate) fn win_lookup<T: Copy>(table: &[(&str, T)], name: &str) -> Option<T> {
     table.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+}
+
+/// The value of `name` in a winmeta table as a forgiving loader reads it: exactly, then by
+/// one of `aliases` (a name real manifests write, and the winmeta name it stands for), then
+/// without its prefix and without regard to case (`Informational`, `win:informational`).
+/// The name is the winmeta name when it was matched either of those ways (the loader says
+/// so in a diagnostic).
+pub(crate) fn win_resolve<T: Copy>(
+    table: &[(&'static str, T)],
+    aliases: &[(&str, &'static str)],
+    name: &str,
+) -> Option<(T, Option<&'static str>)> {
+    if let Some(v) = win_lookup(table, name) {
+        return Some((v, None));
+    }
+    let canonical = |c: &str| table.iter().find(|(n, _)| *n == c).copied();
+    if let Some((n, v)) = aliases
+        .iter()
+        .find(|(a, _)| *a == name)
+        .and_then(|(_, c)| canonical(c))
+    {
+        return Some((v, Some(n)));
+    }
+    let loose = loose_name(name);
+    table
+        .iter()
+        .find(|(n, _)| loose_name(n) == loose)
+        .map(|(n, v)| (*v, Some(*n)))
+}
+
+/// A name without its namespace prefix (`win:`, `xs:`), in lower case: how names that
+/// differ only in those are compared.
+fn loose_name(name: &str) -> String {
+    let local = name.rsplit_once(':').map_or(name, |(_, l)| l);
+    local.trim().to_ascii_lowercase()
 }
