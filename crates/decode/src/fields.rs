@@ -6,6 +6,8 @@
 //! ([`Value::Ansi`], shown as Windows-1252 by [`windows_1252`], DEC-12), a pointer stays a
 //! number. Rendering for people is [`Value`]'s `Display` (invariant culture, no digit grouping,
 //! DEC-28) or, with a manifest's out-type hints, the manifest module's renderer (DEC-27).
+//!
+//! An `EventWriteString` event has no fields: [`string_only_text`] is its text (EVT-13).
 
 use etwsim_types::Guid;
 use std::fmt;
@@ -81,6 +83,27 @@ impl Field {
             value,
         }
     }
+}
+
+/// The text of an `EventWriteString` event: a record whose header has
+/// `EVENT_HEADER_FLAG_STRING_ONLY` (0x0004, EVT-19) carries no fields, only a UTF-16LE
+/// string, normally with its NUL terminator (EVT-13). It is read leniently and bounded by the
+/// payload, as TDH-based tools show such events: up to the first NUL code unit, or to the end
+/// when there is none; a last odd byte is ignored; unpaired surrogates become U+FFFD. It never
+/// fails, and makes at most one character per two payload bytes.
+///
+/// ```
+/// use etwsim_decode::fields::string_only_text;
+///
+/// let payload: Vec<u8> = "démarré\0".encode_utf16().flat_map(u16::to_le_bytes).collect();
+/// assert_eq!(string_only_text(&payload), "démarré");
+/// assert_eq!(string_only_text(&payload[..5]), "dé"); // unterminated, odd: bounded
+/// ```
+#[doc(alias = "EventWriteString")]
+#[doc(alias = "EVENT_HEADER_FLAG_STRING_ONLY")]
+pub fn string_only_text(payload: &[u8]) -> String {
+    let units = payload.chunks_exact(2).take_while(|c| c != &[0, 0]).count();
+    crate::wire::utf16_lossy(&payload[..units * 2])
 }
 
 /// The value of the field named `name` in `fields`, if any (first match).

@@ -15,6 +15,7 @@
 //! | [`mof::KernelClass`], [`mof::Schema`], [`mof::decode_system`] | the MOF classes of the NT Kernel Logger (`FileIo`, `Process`…) | the kernel event layouts, both ways (KRN-12…KRN-30) |
 //! | [`fileio::NameResolver`] | TraceEvent's `KernelTraceEventParserState` file names, wtrace's map | FileKey / FileObject → file name for FileIo and DiskIo events, with eviction policies (KRN-38, KRN-39) |
 //! | [`manifest::Manifest`] | an instrumentation manifest (`.man`) | providers, events, templates, maps, keywords, messages (DEC-16…DEC-27) |
+//! | [`fields::string_only_text`] | `EventWriteString`, `EVENT_HEADER_FLAG_STRING_ONLY` | the text of a string-only event (EVT-13) |
 //! | [`manifest`]'s payload filters | `TdhCreatePayloadFilter`, `TdhAggregatePayloadFilters` | field/operator/value tests on decoded events (FLT-18) |
 //! | [`DecodeError`] | | what a MOF or manifest decode could not do, and where |
 //! | [`property::PropertyFlags`] | `PROPERTY_FLAGS` | what TDH reports about each property: struct, counts, lengths, tags (DEC-29) |
