@@ -2,6 +2,9 @@
 //! fields and (for manifest events) its message — from whichever description the record
 //! has (DEC-01):
 //!
+//! * `EVENT_HEADER_FLAG_STRING_ONLY`: an `EventWriteString` event (EVT-13, EVT-19), whose
+//!   payload is its text: no fields, the text as its message (simulator choice: looked at
+//!   before any schema, since such an event has none);
 //! * an `EVENT_SCHEMA_TL` item: a TraceLogging event, named by its metadata (DEC-02), its
 //!   provider named by the `PROV_TRAITS` item (DEC-04);
 //! * a manifest given with `--manifest` that defines the provider GUID (DEC-16…DEC-26):
@@ -170,6 +173,8 @@ pub(crate) enum Source {
     TraceLogging,
     /// A manifest given with `--manifest`.
     Manifest,
+    /// `EVENT_HEADER_FLAG_STRING_ONLY`: the payload is the text (`EventWriteString`).
+    StringOnly,
     /// The kernel (MOF) class table.
     Kernel,
     /// An `RT_LostEvent` marker.
@@ -190,7 +195,8 @@ pub(crate) struct Decoded {
     pub(crate) event_name: Option<String>,
     /// The fields, when the payload was decoded.
     pub(crate) fields: Option<Vec<(String, Shown)>>,
-    /// A manifest event's message with its insertions filled in (DEC-26).
+    /// A manifest event's message with its insertions filled in (DEC-26), or the text of an
+    /// `EventWriteString` event (EVT-13).
     pub(crate) message: Option<String>,
     /// Why the payload was not decoded.
     pub(crate) error: Option<String>,
@@ -371,6 +377,17 @@ impl Decoder {
         } else {
             8
         };
+        if h.flags & header_flags::STRING_ONLY != 0 {
+            // EventWriteString (EVT-13): no schema, the payload is the text.
+            let mut out = Decoded::new(Source::StringOnly);
+            out.provider_name = match &traits {
+                Some(Ok(t)) => Some(t.name.clone()),
+                _ => manifest.map(|p| p.name.clone()),
+            };
+            out.fields = Some(Vec::new());
+            out.message = Some(etwsim_decode::fields::string_only_text(&e.user_data));
+            return out;
+        }
         if let Some(schema) = item(ext_type::EVENT_SCHEMA_TL) {
             let mut out = Decoded::new(Source::TraceLogging);
             out.provider_name = match &traits {

@@ -1,8 +1,9 @@
 //! `etwsim dump FILE.etl`: the file's header, then every record oldest first (the order
 //! ProcessTrace delivers, CON-04) with timestamps converted to FILETIME and printed in UTC
 //! (SES-65), and what each record means ([`crate::decoded`]): provider and event names,
-//! fields, a manifest event's message — or, for a record nothing describes, its payload in
-//! hex and why it was not decoded.
+//! fields, a manifest event's message or an `EventWriteString` event's text (as its
+//! `message`, EVT-13) — or, for a record nothing describes, its payload in hex and why it
+//! was not decoded.
 //!
 //! Three formats: aligned text for people, CSV (one row per record, RFC 4180 through the
 //! `csv` crate) and JSON Lines (serde_json: a `header` object, one object per record).

@@ -13,7 +13,9 @@
 //!   fields as `args` and the stop's under `args.stop`. A start never stopped stays open
 //!   (`ph: "B"` without an end: "did not end"); a stop without its start is an instant.
 //! * **Instants**: every other event (`ph: "i"`, thread scope), named `Provider/Event`, with
-//!   its decoded fields (or its payload in hex and why it was not decoded) as `args`.
+//!   its decoded fields (or its payload in hex and why it was not decoded) as `args`, and
+//!   its message — a manifest event's, or an `EventWriteString` event's text (EVT-13) — as
+//!   `args.message`.
 //! * **Lost events**: `RT_LostEvent` records (BUF-14) and the header's `EventsLost` /
 //!   `BuffersLost` counts are global instants in category `lost`, coloured `terrible`.
 //! * **Times**: microseconds since the first record (`ts`, `dur`), from the file's FILETIME
