@@ -239,6 +239,9 @@ fn lost_event_name(opcode: u8) -> String {
     }
 }
 
+/// The most diagnostics said for one manifest; a line then counts the others.
+const MAX_SHOWN_DIAGNOSTICS: usize = 50;
+
 /// The decoders a dump uses: TraceLogging and the kernel classes always, manifests as given.
 pub(crate) struct Decoder {
     manifests: Vec<Manifest>,
@@ -294,8 +297,9 @@ fn system_event(t: &TraceRecord, pointer_size: u8) -> Option<mof::MofEvent> {
 impl Decoder {
     /// Loads the manifests; `pointer_size` is the file header's. A manifest file is read up
     /// to its cap ([`manifest::MAX_MANIFEST_BYTES`]); what the loader noticed without
-    /// refusing it ([`Manifest::diagnostics`]) is said once on stderr, each as
-    /// `etwsim: warning: FILE:LINE: <element>: message`.
+    /// refusing it ([`Manifest::diagnostics`]: what it left out, and how it read the rest) is
+    /// said once on stderr, each as `etwsim: warning: FILE:LINE: <element>: message`, at most
+    /// [`MAX_SHOWN_DIAGNOSTICS`] per manifest and then a count of the others.
     pub(crate) fn new(manifests: &[PathBuf], pointer_size: u32) -> Result<Decoder, Failure> {
         let mut warned = std::collections::HashSet::new();
         let manifests = manifests
@@ -311,11 +315,23 @@ impl Decoder {
                 let m = manifest::load_manifest(&bytes).map_err(|e| {
                     Failure::failed(format!("cannot use manifest {}: {e}", path.display()))
                 })?;
+                let mut shown = 0;
                 for d in m.diagnostics() {
                     let line = format!("etwsim: warning: {}:{d}", path.display());
-                    if warned.insert(line.clone()) {
+                    if !warned.insert(line.clone()) {
+                        continue;
+                    }
+                    shown += 1;
+                    if shown <= MAX_SHOWN_DIAGNOSTICS {
                         eprintln!("{line}");
                     }
+                }
+                if shown > MAX_SHOWN_DIAGNOSTICS {
+                    eprintln!(
+                        "etwsim: warning: {}: {} more diagnostics not shown",
+                        path.display(),
+                        shown - MAX_SHOWN_DIAGNOSTICS
+                    );
                 }
                 Ok::<_, Failure>(m)
             })
