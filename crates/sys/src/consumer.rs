@@ -11,6 +11,7 @@
 use crate::abi::*;
 use crate::ffi_guard;
 use crate::machine::{machine, set_last_error};
+use crate::parse::{self, CallerMemory};
 use crate::strings::{self, Encoding};
 use etwsim::win32::{BufferStats, EventTraceLogfile};
 use etwsim::{EventRecord, Win32Error};
@@ -299,22 +300,22 @@ pub(crate) unsafe fn open_trace(logfile: *mut EVENT_TRACE_LOGFILEW, enc: Encodin
     }
     // SAFETY: readable (contract).
     let mut lf = unsafe { logfile.read_unaligned() };
+    // SAFETY: a readable structure (contract), whose padding is never read; [u8; 448] has no
+    // alignment.
+    let bytes = unsafe { &*logfile.cast::<[u8; parse::LOGFILE_SIZE]>() };
     // SAFETY: the names are NULL or NUL-terminated in the encoding (contract).
-    let names = unsafe {
-        [
-            strings::name(lf.LogFileName.cast_const().cast(), enc),
-            strings::name(lf.LoggerName.cast_const().cast(), enc),
-        ]
-    };
-    let [file, logger] = match names {
-        [Some(Err(())), _] | [_, Some(Err(()))] => {
-            set_last_error(INVALID_PARAMETER);
+    let args = match parse::logfile(bytes, enc, &unsafe { CallerMemory::new() }) {
+        Ok(a) => a,
+        Err(e) => {
+            set_last_error(e);
             return INVALID_PROCESSTRACE_HANDLE;
         }
-        [f, l] => [f.and_then(Result::ok), l.and_then(Result::ok)],
     };
-    // SAFETY: every bit pattern is a valid u32.
-    let mode = unsafe { lf.Anonymous1.ProcessTraceMode };
+    let (file, logger, mode) = (
+        args.log_file_name,
+        args.logger_name,
+        args.process_trace_mode,
+    );
     let context = lf.Context.expose_provenance();
     let event_callback: Option<etwsim::win32::EventRecordCallback> = if mode
         & PROCESS_TRACE_MODE_EVENT_RECORD
@@ -457,23 +458,23 @@ pub unsafe extern "system" fn ProcessTrace(
             Ok(m) => m,
             Err(e) => return e,
         };
-        if handlearray.is_null() {
-            return m.win32.process_trace(None, None, None);
-        }
-        // CON-03: a count outside 1..=64 is ERROR_BAD_LENGTH; checked here so that no more
-        // handles are read than ProcessTrace takes.
-        if handlecount == 0 || handlecount as usize > etwsim::win32::MAX_PROCESS_TRACE_HANDLES {
-            return Win32Error::ERROR_BAD_LENGTH.code();
-        }
-        let handles: Vec<u64> = (0..handlecount as usize)
-            // SAFETY: the array holds `HandleCount` handles (contract).
-            .map(|i| unsafe { handlearray.add(i).read_unaligned() }.Value)
-            .collect();
+        // CON-03: a count outside 1..=64 is ERROR_BAD_LENGTH; checked before any handle is
+        // read, so that no more are read than ProcessTrace takes.
+        // SAFETY: the array holds `HandleCount` handles (contract).
+        let mem = unsafe { CallerMemory::new() };
+        let handles = match parse::process_trace_handles(
+            handlearray.expose_provenance() as u64,
+            handlecount,
+            &mem,
+        ) {
+            Ok(h) => h,
+            Err(e) => return e,
+        };
         // SAFETY: NULL or readable (contract).
         let time =
             |p: *const FILETIME| (!p.is_null()).then(|| unsafe { p.read_unaligned() }.to_i64());
         m.win32
-            .process_trace(Some(&handles), time(starttime), time(endtime))
+            .process_trace(handles.as_deref(), time(starttime), time(endtime))
     })
 }
 

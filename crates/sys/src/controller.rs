@@ -3,182 +3,52 @@
 //!
 //! `EVENT_TRACE_PROPERTIES` blocks are copied into the `win32` face's mirror
 //! ([`EventTraceProperties`]) — the fixed 120 bytes and the `Wnode.BufferSize - 120` bytes of
-//! string space after them — and copied back only when the call succeeded (or returned the
-//! informational `ERROR_MORE_DATA`), so a rejected call leaves the caller's block as it was.
-//! The `A` forms widen each byte of the string space to one UTF-16 unit and double the
-//! offsets, so every size check the face makes counts the same characters the caller
-//! allocated; on the way back each unit is narrowed again.
+//! string space after them, read by [`PropsBlock::parse`] — and copied back only when the call
+//! succeeded (or returned the informational `ERROR_MORE_DATA`), so a rejected call leaves the
+//! caller's block as it was. The `A` forms widen each byte of the string space to one UTF-16
+//! unit and double the offsets, so every size check the face makes counts the same characters
+//! the caller allocated; on the way back each unit is narrowed again.
+//! `ENABLE_TRACE_PARAMETERS` and its filters are read by [`parse::enable_parameters`].
 
 use crate::abi::*;
 use crate::machine::machine;
+use crate::parse::{self, CallerMemory, PROPS_FIXED, PropsBlock};
 use crate::strings::{self, Encoding};
 use etwsim::Win32Error;
-use etwsim::win32::{
-    EVENT_TRACE_PROPERTIES_SIZE, EnableTraceParameters, EventFilterDescriptor,
-    EventTraceProperties, WnodeHeader,
-};
+use etwsim::win32::{EnableTraceParameters, EventFilterDescriptor, EventTraceProperties};
 use std::ffi::c_void;
 
-const FIXED: usize = EVENT_TRACE_PROPERTIES_SIZE as usize;
 const INVALID_PARAMETER: u32 = Win32Error::ERROR_INVALID_PARAMETER.code();
 
-/// The largest filter a descriptor may point at (bytes). Every documented filter is far
-/// smaller (the largest, payload and event-name filters, are 4 KB); a larger `Size` is
-/// refused before anything is read from `Ptr`.
-pub(crate) const MAX_FILTER_BYTES: u32 = 64 * 1024;
-
-/// A caller's properties block, loaded into the face's mirror.
-pub(crate) struct PropsBlock {
-    pub(crate) mirror: EventTraceProperties,
-    enc: Encoding,
-    size: u32,
-    logger_name_offset: u32,
-    log_file_name_offset: u32,
-    tail_bytes: usize,
+/// Copies the caller's block at `p` ([`PropsBlock::parse`]): the structure and the
+/// `Wnode.BufferSize - 120` bytes after it.
+///
+/// # Safety
+/// `p` points at a readable `EVENT_TRACE_PROPERTIES` followed by `Wnode.BufferSize` bytes in
+/// all (when that is more than 120), as the API documents.
+pub(crate) unsafe fn load(p: *const EVENT_TRACE_PROPERTIES, enc: Encoding) -> PropsBlock {
+    // SAFETY: `p` points at a readable structure (the caller's contract), which has no
+    // padding; [u8; 120] has no alignment.
+    let fixed = unsafe { &*p.cast::<[u8; PROPS_FIXED]>() };
+    let tail_bytes = PropsBlock::declared_tail(fixed);
+    // SAFETY: the block is `BufferSize` bytes long (the caller's contract), so the
+    // `tail_bytes` after the structure are readable; u8 has no alignment.
+    let tail = unsafe { std::slice::from_raw_parts(p.cast::<u8>().add(PROPS_FIXED), tail_bytes) };
+    PropsBlock::parse(fixed, tail, enc)
 }
 
-/// An `A` form's byte offset as an offset into the widened string space.
-fn widen_offset(off: u32) -> u32 {
-    if off < EVENT_TRACE_PROPERTIES_SIZE {
-        return off; // inside the structure: stays invalid
-    }
-    let wide =
-        u64::from(EVENT_TRACE_PROPERTIES_SIZE) + 2 * u64::from(off - EVENT_TRACE_PROPERTIES_SIZE);
-    u32::try_from(wide).unwrap_or(u32::MAX)
-}
-
-impl PropsBlock {
-    /// Copies the block at `p` (the structure and `Wnode.BufferSize - 120` bytes after it).
-    ///
-    /// # Safety
-    /// `p` points at a readable `EVENT_TRACE_PROPERTIES` followed by `Wnode.BufferSize`
-    /// bytes in all (when that is more than 120), as the API documents.
-    pub(crate) unsafe fn load(p: *const EVENT_TRACE_PROPERTIES, enc: Encoding) -> PropsBlock {
-        // SAFETY: `p` points at a readable structure (the caller's contract); unaligned
-        // reads accept any address.
-        let f = unsafe { p.read_unaligned() };
-        let size = f.Wnode.BufferSize;
-        let tail_bytes = (size as usize).saturating_sub(FIXED);
-        // SAFETY: the block is `BufferSize` bytes long (the caller's contract), so the
-        // `tail_bytes` after the structure are readable; u8 has no alignment.
-        let tail = unsafe { std::slice::from_raw_parts(p.cast::<u8>().add(FIXED), tail_bytes) };
-        let (units, mirror_size, logger_off, file_off) = match enc {
-            Encoding::Wide => (
-                tail.chunks(2)
-                    .map(|c| u16::from_le_bytes([c[0], c.get(1).copied().unwrap_or(0)]))
-                    .collect(),
-                size,
-                f.LoggerNameOffset,
-                f.LogFileNameOffset,
-            ),
-            Encoding::Ansi => (
-                tail.iter().map(|&b| u16::from(b)).collect(),
-                if size >= EVENT_TRACE_PROPERTIES_SIZE {
-                    widen_offset(size)
-                } else {
-                    size
-                },
-                widen_offset(f.LoggerNameOffset),
-                widen_offset(f.LogFileNameOffset),
-            ),
-        };
-        // SAFETY: every bit pattern is a valid u64 / i64 / i32, so reading any member of
-        // these plain-integer unions is sound.
-        let (historical, timestamp, age_limit) = unsafe {
-            (
-                f.Wnode.Anonymous1.HistoricalContext,
-                f.Wnode.Anonymous2.TimeStamp,
-                f.Anonymous.AgeLimit,
-            )
-        };
-        let mirror = EventTraceProperties {
-            wnode: WnodeHeader {
-                buffer_size: mirror_size,
-                provider_id: f.Wnode.ProviderId,
-                historical_context: historical,
-                time_stamp: timestamp,
-                guid: f.Wnode.Guid.into(),
-                client_context: f.Wnode.ClientContext,
-                flags: f.Wnode.Flags,
-            },
-            buffer_size: f.BufferSize,
-            minimum_buffers: f.MinimumBuffers,
-            maximum_buffers: f.MaximumBuffers,
-            maximum_file_size: f.MaximumFileSize,
-            log_file_mode: f.LogFileMode,
-            flush_timer: f.FlushTimer,
-            enable_flags: f.EnableFlags,
-            age_limit,
-            number_of_buffers: f.NumberOfBuffers,
-            free_buffers: f.FreeBuffers,
-            events_lost: f.EventsLost,
-            buffers_written: f.BuffersWritten,
-            log_buffers_lost: f.LogBuffersLost,
-            real_time_buffers_lost: f.RealTimeBuffersLost,
-            logger_thread_id: f.LoggerThreadId.addr() as u64,
-            log_file_name_offset: file_off,
-            logger_name_offset: logger_off,
-            tail: units,
-        };
-        PropsBlock {
-            mirror,
-            enc,
-            size,
-            logger_name_offset: f.LoggerNameOffset,
-            log_file_name_offset: f.LogFileNameOffset,
-            tail_bytes,
-        }
-    }
-
-    /// Writes the mirror back over the caller's block: every field of the structure (the
-    /// size and offsets as the caller gave them) and the string space.
-    ///
-    /// # Safety
-    /// As [`PropsBlock::load`], the block being writable too.
-    pub(crate) unsafe fn store(&self, p: *mut EVENT_TRACE_PROPERTIES) {
-        let m = &self.mirror;
-        // SAFETY: `p` points at a readable structure (the caller's contract).
-        let mut f = unsafe { p.read_unaligned() };
-        f.Wnode.BufferSize = self.size;
-        f.Wnode.ProviderId = m.wnode.provider_id;
-        f.Wnode.Anonymous1.HistoricalContext = m.wnode.historical_context;
-        f.Wnode.Anonymous2.TimeStamp = m.wnode.time_stamp;
-        f.Wnode.Guid = m.wnode.guid.into();
-        f.Wnode.ClientContext = m.wnode.client_context;
-        f.Wnode.Flags = m.wnode.flags;
-        f.BufferSize = m.buffer_size;
-        f.MinimumBuffers = m.minimum_buffers;
-        f.MaximumBuffers = m.maximum_buffers;
-        f.MaximumFileSize = m.maximum_file_size;
-        f.LogFileMode = m.log_file_mode;
-        f.FlushTimer = m.flush_timer;
-        f.EnableFlags = m.enable_flags;
-        f.Anonymous.AgeLimit = m.age_limit;
-        f.NumberOfBuffers = m.number_of_buffers;
-        f.FreeBuffers = m.free_buffers;
-        f.EventsLost = m.events_lost;
-        f.BuffersWritten = m.buffers_written;
-        f.LogBuffersLost = m.log_buffers_lost;
-        f.RealTimeBuffersLost = m.real_time_buffers_lost;
-        f.LoggerThreadId = std::ptr::without_provenance_mut(m.logger_thread_id as usize);
-        f.LogFileNameOffset = self.log_file_name_offset;
-        f.LoggerNameOffset = self.logger_name_offset;
-        let tail: Vec<u8> = match self.enc {
-            Encoding::Wide => m.tail.iter().flat_map(|u| u.to_le_bytes()).collect(),
-            Encoding::Ansi => m
-                .tail
-                .iter()
-                .map(|&u| u8::try_from(u).unwrap_or(b'?'))
-                .collect(),
-        };
-        let n = self.tail_bytes.min(tail.len());
-        // SAFETY: `p` is writable for the structure and `tail_bytes` bytes after it (the
-        // caller's contract); `n` ≤ `tail_bytes`; unaligned writes accept any address.
-        unsafe {
-            p.write_unaligned(f);
-            std::ptr::copy_nonoverlapping(tail.as_ptr(), p.cast::<u8>().add(FIXED), n);
-        }
-    }
+/// Writes `b` back over the caller's block at `p` ([`PropsBlock::encode`]).
+///
+/// # Safety
+/// As [`load`], the block being writable too, and `b` loaded from it.
+pub(crate) unsafe fn store(b: &PropsBlock, p: *mut EVENT_TRACE_PROPERTIES) {
+    // SAFETY: `p` is writable for the structure and the `tail_bytes` after it that `b` was
+    // loaded from (contract), and nothing else refers to those bytes during the call; u8
+    // has no alignment.
+    let block =
+        unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), PROPS_FIXED + b.tail_bytes()) };
+    let (fixed, tail) = block.split_at_mut(PROPS_FIXED);
+    b.encode(fixed.try_into().expect("120 bytes"), tail);
 }
 
 /// Loads `p` unless it is NULL.
@@ -187,7 +57,7 @@ impl PropsBlock {
 /// As [`PropsBlock::load`] when `p` is not NULL.
 unsafe fn load_opt(p: *const EVENT_TRACE_PROPERTIES, enc: Encoding) -> Option<PropsBlock> {
     // SAFETY: forwarded contract.
-    (!p.is_null()).then(|| unsafe { PropsBlock::load(p, enc) })
+    (!p.is_null()).then(|| unsafe { load(p, enc) })
 }
 
 /// The instance-name argument: `Ok(None)` for NULL, `Err` for a string that cannot be read.
@@ -236,7 +106,7 @@ pub(crate) unsafe fn start_trace(
             // SAFETY: `properties` was loaded from, so it is a valid block (contract), and
             // `trace_handle` is a valid out pointer since the face needed it.
             unsafe {
-                b.store(properties);
+                store(b, properties);
                 trace_handle.write_unaligned(CONTROLTRACE_HANDLE { Value: handle });
             }
         }
@@ -275,7 +145,7 @@ pub(crate) unsafe fn control_trace(
     if code == 0 || code == Win32Error::ERROR_MORE_DATA.code() {
         if let Some(b) = &block {
             // SAFETY: loaded from `properties` above, so it is a valid block.
-            unsafe { b.store(properties) };
+            unsafe { store(b, properties) };
         }
     }
     code
@@ -314,7 +184,7 @@ pub(crate) unsafe fn query_all_traces(
     let mut blocks: Vec<PropsBlock> = pointers
         .iter()
         // SAFETY: each pointer is a properties block (contract).
-        .map(|&p| unsafe { PropsBlock::load(p, enc) })
+        .map(|&p| unsafe { load(p, enc) })
         .collect();
     let mut mirrors: Vec<EventTraceProperties> = blocks
         .iter_mut()
@@ -329,7 +199,7 @@ pub(crate) unsafe fn query_all_traces(
         for ((b, mirror), &p) in blocks.iter_mut().zip(mirrors).zip(&pointers) {
             b.mirror = mirror;
             // SAFETY: loaded from `p` above.
-            unsafe { b.store(p) };
+            unsafe { store(b, p) };
         }
         // SAFETY: non-NULL (the face refused NULL) and writable (contract).
         unsafe { logger_count.write_unaligned(n) };
@@ -337,68 +207,35 @@ pub(crate) unsafe fn query_all_traces(
     code
 }
 
-/// One `EVENT_FILTER_DESCRIPTOR` as the face's mirror, its bytes copied.
+/// One `EVENT_FILTER_DESCRIPTOR` ([`parse::filter_descriptor`]).
 ///
 /// # Safety
-/// `d.Ptr` is 0 or points at `d.Size` readable bytes.
-pub(crate) unsafe fn filter_descriptor(
-    d: &EVENT_FILTER_DESCRIPTOR,
+/// `d` points at a readable descriptor whose `Ptr` is NULL or covers its `Size`.
+unsafe fn read_filter_descriptor(
+    d: *const EVENT_FILTER_DESCRIPTOR,
 ) -> Result<EventFilterDescriptor, u32> {
-    if d.Size > MAX_FILTER_BYTES {
-        return Err(INVALID_PARAMETER);
-    }
-    let ptr = (d.Ptr != 0).then(|| {
-        let p = std::ptr::with_exposed_provenance::<u8>(d.Ptr as usize);
-        // SAFETY: `Ptr` points at `Size` readable bytes (contract); u8 has no alignment.
-        unsafe { std::slice::from_raw_parts(p, d.Size as usize) }.to_vec()
-    });
-    Ok(EventFilterDescriptor {
-        ptr,
-        size: d.Size,
-        filter_type: d.Type,
-    })
+    // SAFETY: a readable descriptor (contract), which has no padding; [u8; 16] has no
+    // alignment.
+    let bytes = unsafe { &*d.cast::<[u8; parse::FILTER_DESCRIPTOR_SIZE]>() };
+    // SAFETY: its `Ptr` covers its `Size` (contract), unchanged for the call.
+    parse::filter_descriptor(bytes, &unsafe { CallerMemory::new() })
 }
 
-/// `ENABLE_TRACE_PARAMETERS` as the face's mirror.
+/// `ENABLE_TRACE_PARAMETERS` ([`parse::enable_parameters`]).
 ///
 /// # Safety
 /// `p` points at a readable structure whose `EnableFilterDesc` is NULL or points at the
-/// descriptors it announces (one for version 1, `FilterDescCount` for version 2).
+/// descriptors it announces (one for version 1, `FilterDescCount` for version 2), each `Ptr`
+/// covering its `Size`.
 unsafe fn read_enable_parameters(
     p: *const ENABLE_TRACE_PARAMETERS,
 ) -> Result<EnableTraceParameters, u32> {
-    // SAFETY: readable (contract).
-    let e = unsafe { p.read_unaligned() };
-    let count = if e.Version == ENABLE_TRACE_PARAMETERS_VERSION {
-        u32::from(!e.EnableFilterDesc.is_null())
-    } else {
-        e.FilterDescCount
-    };
-    // FLT-13: more than MAX_EVENT_FILTERS_COUNT descriptors is refused by the engine; it
-    // is refused here before reading them.
-    if count > MAX_EVENT_FILTERS_COUNT {
-        return Err(INVALID_PARAMETER);
-    }
-    let descs = if e.EnableFilterDesc.is_null() || count == 0 {
-        None
-    } else {
-        let mut v = Vec::with_capacity(count as usize);
-        for i in 0..count as usize {
-            // SAFETY: the array holds `count` descriptors (contract).
-            let d = unsafe { e.EnableFilterDesc.add(i).read_unaligned() };
-            // SAFETY: each descriptor's Ptr covers its Size (contract).
-            v.push(unsafe { filter_descriptor(&d) }?);
-        }
-        Some(v)
-    };
-    Ok(EnableTraceParameters {
-        version: e.Version,
-        enable_property: e.EnableProperty,
-        control_flags: e.ControlFlags,
-        source_id: e.SourceId.into(),
-        enable_filter_desc: descs,
-        filter_desc_count: e.FilterDescCount,
-    })
+    // SAFETY: a readable structure (contract); its padding (bytes 28..32, 44..48) is never
+    // read; [u8; 48] has no alignment.
+    let bytes = unsafe { &*p.cast::<[u8; parse::ENABLE_PARAMETERS_SIZE]>() };
+    // SAFETY: the descriptors and filters it points at are readable (contract), unchanged
+    // for the call.
+    parse::enable_parameters(bytes, &unsafe { CallerMemory::new() })
 }
 
 /// A `*const GUID` argument.
@@ -478,7 +315,7 @@ pub(crate) unsafe fn enable_trace_ex(
         None
     } else {
         // SAFETY: readable, and its Ptr covers its Size (contract).
-        match unsafe { filter_descriptor(&enable_filter_desc.read_unaligned()) } {
+        match unsafe { read_filter_descriptor(enable_filter_desc) } {
             Ok(f) => Some(f),
             Err(e) => return e,
         }

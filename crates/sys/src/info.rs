@@ -14,10 +14,10 @@
 #![allow(non_upper_case_globals)] // the Windows names of the information classes
 
 use crate::abi::*;
-use crate::controller::guid_arg;
 use crate::ffi_guard;
 use crate::machine::{Machine, machine};
-use etwsim::{Guid, Target, TraceHandle, Win32Error};
+use crate::parse;
+use etwsim::{Target, TraceHandle, Win32Error};
 use std::ffi::c_void;
 
 const INVALID_PARAMETER: u32 = Win32Error::ERROR_INVALID_PARAMETER.code();
@@ -25,12 +25,14 @@ const NOT_SUPPORTED: u32 = Win32Error::ERROR_NOT_SUPPORTED.code();
 /// One past the last `TRACE_QUERY_INFO_CLASS` value (`MaxTraceSetInfoClass`).
 const MAX_TRACE_INFO_CLASS: i32 = 28;
 
-/// What EnumerateTraceGuidsEx returns for `class`, or the code that refuses it.
-fn enumerate(
+/// What EnumerateTraceGuidsEx returns for `class` given the `InBufferSize` bytes at
+/// `InBuffer` (`None` for NULL), or the code that refuses it.
+pub(crate) fn enumerate(
     m: &Machine,
     class: TRACE_QUERY_INFO_CLASS,
-    input: Option<Guid>,
+    in_buffer: Option<&[u8]>,
 ) -> Result<Vec<u8>, u32> {
+    let input = parse::enumerate_input(class, in_buffer)?;
     match class {
         // The face encodes the GUID list and TRACE_GUID_INFO (PRV-29) as EnumerateTraceGuidsEx
         // documents them.
@@ -87,19 +89,11 @@ pub unsafe extern "system" fn EnumerateTraceGuidsEx(
         if returnlength.is_null() || (outbuffer.is_null() && outbuffersize != 0) {
             return INVALID_PARAMETER;
         }
-        let input = if tracequeryinfoclass == TraceGuidQueryInfo {
-            if inbuffersize as usize != size_of::<GUID>() {
-                return INVALID_PARAMETER;
-            }
-            // SAFETY: NULL or 16 readable bytes (contract).
-            match unsafe { guid_arg(inbuffer.cast()) } {
-                Some(g) => Some(g),
-                None => return INVALID_PARAMETER,
-            }
-        } else {
-            None
-        };
-        match enumerate(m, tracequeryinfoclass, input) {
+        // SAFETY: NULL or `InBufferSize` readable bytes (contract); u8 has no alignment.
+        let data = (!inbuffer.is_null()).then(|| unsafe {
+            std::slice::from_raw_parts(inbuffer.cast::<u8>(), inbuffersize as usize)
+        });
+        match enumerate(m, tracequeryinfoclass, data) {
             // SAFETY: forwarded contract.
             Ok(data) => unsafe { copy_out(&data, outbuffer, outbuffersize, returnlength) },
             Err(e) => e,
@@ -127,35 +121,41 @@ pub unsafe extern "system" fn TraceSetInformation(
             Ok(m) => m,
             Err(e) => return e,
         };
-        match informationclass {
-            TraceSystemTraceEnableFlagsInfo => {
-                if traceinformation.is_null() {
-                    return INVALID_PARAMETER;
-                }
-                if !(4..=32).contains(&informationlength) || informationlength % 4 != 0 {
-                    return Win32Error::ERROR_BAD_LENGTH.code();
-                }
-                // SAFETY: `informationlength` (4 to 32) readable bytes (contract).
-                let mask = unsafe {
-                    std::slice::from_raw_parts(
-                        traceinformation.cast::<u8>(),
-                        informationlength as usize,
-                    )
-                };
-                // KRN-06: the PERFINFO_GROUPMASK (word 0 = EnableFlags, missing words 0).
-                match m.kernel.set_system_trace_enable_flags(
-                    &m.process,
-                    Target::Handle(TraceHandle(sessionhandle.Value)),
-                    mask,
-                ) {
-                    Ok(()) => 0,
-                    Err(e) => e.win32_code().code(),
-                }
-            }
-            c if (0..MAX_TRACE_INFO_CLASS).contains(&c) => NOT_SUPPORTED,
-            _ => INVALID_PARAMETER,
-        }
+        // SAFETY: NULL or `InformationLength` readable bytes (contract); u8 has no alignment.
+        let data = (!traceinformation.is_null()).then(|| unsafe {
+            std::slice::from_raw_parts(traceinformation.cast::<u8>(), informationlength as usize)
+        });
+        set_information(m, sessionhandle.Value, informationclass, data)
     })
+}
+
+/// TraceSetInformation's body: `data` is the `InformationLength` bytes at
+/// `TraceInformation`, `None` for NULL.
+pub(crate) fn set_information(
+    m: &Machine,
+    session: u64,
+    class: TRACE_QUERY_INFO_CLASS,
+    data: Option<&[u8]>,
+) -> u32 {
+    match class {
+        TraceSystemTraceEnableFlagsInfo => {
+            let mask = match parse::system_trace_enable_flags(data) {
+                Ok(mask) => mask,
+                Err(e) => return e,
+            };
+            // KRN-06: the PERFINFO_GROUPMASK (word 0 = EnableFlags, missing words 0).
+            match m.kernel.set_system_trace_enable_flags(
+                &m.process,
+                Target::Handle(TraceHandle(session)),
+                mask,
+            ) {
+                Ok(()) => 0,
+                Err(e) => e.win32_code().code(),
+            }
+        }
+        c if (0..MAX_TRACE_INFO_CLASS).contains(&c) => NOT_SUPPORTED,
+        _ => INVALID_PARAMETER,
+    }
 }
 
 /// `TraceQueryInformation(SessionHandle, InformationClass, TraceInformation,
@@ -181,53 +181,82 @@ pub unsafe extern "system" fn TraceQueryInformation(
             Ok(m) => m,
             Err(e) => return e,
         };
-        let value = match informationclass {
-            TraceMaxLoggersQuery => Ok(m.kernel.config().max_loggers),
-            TraceSystemTraceEnableFlagsInfo => {
-                // KRN-06: the whole group mask, as many words as the buffer holds (up to 8).
-                let mask = match m.kernel.query_system_trace_enable_flags(
-                    &m.process,
-                    Target::Handle(TraceHandle(sessionhandle.Value)),
-                ) {
-                    Ok(mask) => mask.to_bytes(),
-                    Err(e) => return e.win32_code().code(),
-                };
-                if !returnlength.is_null() {
-                    // SAFETY: writable (contract).
-                    unsafe { returnlength.write_unaligned(32) };
-                }
-                if traceinformation.is_null() {
-                    return INVALID_PARAMETER;
-                }
-                if informationlength < 4 {
-                    return Win32Error::ERROR_BAD_LENGTH.code();
-                }
-                let n = (informationlength as usize).min(32) / 4 * 4;
-                // SAFETY: `informationlength` ≥ n writable bytes (contract).
-                unsafe {
-                    std::ptr::copy_nonoverlapping(mask.as_ptr(), traceinformation.cast::<u8>(), n)
-                };
-                return 0;
-            }
-            c if (0..MAX_TRACE_INFO_CLASS).contains(&c) => return NOT_SUPPORTED,
-            _ => return INVALID_PARAMETER,
-        };
-        let value = match value {
-            Ok(v) => v,
-            Err(e) => return e,
-        };
-        if !returnlength.is_null() {
+        let answer = query_information(
+            m,
+            sessionhandle.Value,
+            informationclass,
+            (!traceinformation.is_null()).then_some(informationlength),
+        );
+        if let (Some(n), false) = (answer.return_length, returnlength.is_null()) {
             // SAFETY: writable (contract).
-            unsafe { returnlength.write_unaligned(4) };
+            unsafe { returnlength.write_unaligned(n) };
         }
-        if traceinformation.is_null() {
-            return INVALID_PARAMETER;
+        if answer.code != 0 {
+            return answer.code;
         }
-        if informationlength < 4 {
-            return Win32Error::ERROR_BAD_LENGTH.code();
-        }
-        // SAFETY: at least 4 writable bytes (contract).
-        unsafe { traceinformation.cast::<u32>().write_unaligned(value) };
+        // SAFETY: `InformationLength` ≥ `data.len()` writable bytes (contract; the length
+        // was checked); u8 has no alignment.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                answer.data.as_ptr(),
+                traceinformation.cast::<u8>(),
+                answer.data.len(),
+            )
+        };
         0
     })
+}
+
+/// What TraceQueryInformation answers.
+pub(crate) struct QueryAnswer {
+    /// The code.
+    pub(crate) code: u32,
+    /// What `*ReturnLength` receives, if anything.
+    pub(crate) return_length: Option<u32>,
+    /// The bytes for `TraceInformation` (at most `InformationLength`) when `code` is 0.
+    pub(crate) data: Vec<u8>,
+}
+
+/// TraceQueryInformation's body for a buffer of `length` bytes (`None`: `TraceInformation`
+/// is NULL): `ERROR_INVALID_PARAMETER` for NULL, then `ERROR_BAD_LENGTH` for fewer than 4
+/// bytes, with the size in `*ReturnLength` either way.
+pub(crate) fn query_information(
+    m: &Machine,
+    session: u64,
+    class: TRACE_QUERY_INFO_CLASS,
+    length: Option<u32>,
+) -> QueryAnswer {
+    let refuse = |code| QueryAnswer {
+        code,
+        return_length: None,
+        data: Vec::new(),
+    };
+    let (size, data) = match class {
+        TraceMaxLoggersQuery => (4, m.kernel.config().max_loggers.to_ne_bytes().to_vec()),
+        TraceSystemTraceEnableFlagsInfo => {
+            // KRN-06: the whole group mask, as many words as the buffer holds (up to 8).
+            match m
+                .kernel
+                .query_system_trace_enable_flags(&m.process, Target::Handle(TraceHandle(session)))
+            {
+                Ok(mask) => {
+                    let bytes = mask.to_bytes();
+                    let n = (length.unwrap_or(0) as usize).min(bytes.len()) / 4 * 4;
+                    (32, bytes[..n].to_vec())
+                }
+                Err(e) => return refuse(e.win32_code().code()),
+            }
+        }
+        c if (0..MAX_TRACE_INFO_CLASS).contains(&c) => return refuse(NOT_SUPPORTED),
+        _ => return refuse(INVALID_PARAMETER),
+    };
+    QueryAnswer {
+        code: match length {
+            None => INVALID_PARAMETER,
+            Some(0..4) => Win32Error::ERROR_BAD_LENGTH.code(),
+            Some(_) => 0,
+        },
+        return_length: Some(size),
+        data,
+    }
 }

@@ -16,7 +16,9 @@
 //! | `consumer` | OpenTrace, ProcessTrace, CloseTrace |
 //! | `info` | EnumerateTraceGuidsEx, TraceSetInformation, TraceQueryInformation |
 //! | `machine` | the process-wide machine and the `etwsim_*` configuration functions |
+//! | `parse` | every caller-described structure read from bytes: safe functions over `&[u8]` |
 //! | [`windows_sys`] | the same items under windows-sys's module paths |
+
 //!
 //! **The machine.** The first call boots one simulated machine for the whole OS process
 //! ([`kernel`] returns it): threaded, 4 CPUs, the host's file system for log files; the OS
@@ -53,6 +55,7 @@ mod consumer;
 mod controller;
 mod info;
 mod machine;
+mod parse;
 mod provider;
 mod state;
 mod strings;

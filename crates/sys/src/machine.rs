@@ -106,13 +106,21 @@ fn boot(config: &Config) -> Result<Machine, u32> {
     let process = kernel
         .spawn_process(ProcessSpec::new(&image, token(config.token)))
         .map_err(code)?;
-    let win32 = Win32::new(&process);
-    Ok(Machine {
-        kernel,
-        process,
-        win32,
-        extra: crate::state::Extra::default(),
-    })
+    Ok(Machine::new(kernel, process))
+}
+
+impl Machine {
+    /// `process` on `kernel`, with nothing registered in the C layer yet: the booted machine,
+    /// and the fuzz target's, one per input.
+    pub(crate) fn new(kernel: Kernel, process: Process) -> Machine {
+        let win32 = Win32::new(&process);
+        Machine {
+            kernel,
+            process,
+            win32,
+            extra: crate::state::Extra::default(),
+        }
+    }
 }
 
 /// The machine, booted on first use; `Err` holds the code every call then returns.
@@ -223,7 +231,7 @@ pub extern "C" fn etwsim_set_process_token(kind: u32) -> WIN32_ERROR {
 pub unsafe extern "C" fn etwsim_set_image_name(name: PCSTR) -> WIN32_ERROR {
     crate::ffi_guard(Win32Error::ERROR_INVALID_FUNCTION.code(), || {
         // SAFETY: the caller passes NULL or a NUL-terminated string.
-        let name = unsafe { strings::ansi(name) };
+        let name = unsafe { strings::name(name.cast(), strings::Encoding::Ansi) };
         configure(|c| match name {
             Some(Ok(n)) if !n.is_empty() && n.chars().count() <= 260 => {
                 c.image_name = Some(n);

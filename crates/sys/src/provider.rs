@@ -7,8 +7,9 @@ use crate::abi::*;
 use crate::controller::guid_arg;
 use crate::ffi_guard;
 use crate::machine::{machine, set_last_error};
+use crate::parse::{self, CallerMemory};
 use crate::state::EnableContext;
-use crate::strings;
+use crate::strings::{self, Encoding};
 use etwsim::win32::{EventDataDescriptor, EventFilterDescriptor};
 use etwsim::{ClassicNotification, Guid, TraceHandle, Win32Error};
 use std::cell::Cell;
@@ -168,55 +169,21 @@ pub extern "system" fn EventProviderEnabled(reghandle: REGHANDLE, level: u8, key
     })
 }
 
-/// One `EVENT_DATA_DESCRIPTOR` as the face's, borrowing the caller's block.
-///
-/// # Safety
-/// `d.Ptr` is 0 or points at `d.Size` readable bytes that outlive `'a`.
-unsafe fn data_descriptor<'a>(d: &EVENT_DATA_DESCRIPTOR) -> EventDataDescriptor<'a> {
-    let ptr = (d.Ptr != 0).then(|| {
-        let p = std::ptr::with_exposed_provenance::<u8>(d.Ptr as usize);
-        // SAFETY: `Ptr` points at `Size` readable bytes (contract); u8 has no alignment.
-        unsafe { std::slice::from_raw_parts(p, d.Size as usize) }
-    });
-    EventDataDescriptor {
-        ptr,
-        size: d.Size,
-        // SAFETY: every bit pattern is a valid u32.
-        reserved: unsafe { d.Anonymous.Reserved },
-    }
-}
-
-/// Runs `f` with the caller's data descriptors as the face's: none for a NULL `UserData`,
-/// else the first `min(count, 129)` — one more than EventWrite takes, so an oversized count
-/// still reaches the face's check (EVT-11) without reading past what it needs.
+/// Runs `f` with the caller's data descriptors as the face's
+/// ([`parse::with_data_descriptors`]).
 ///
 /// # Safety
 /// `data` is NULL or points at `count` descriptors whose blocks are readable.
-unsafe fn with_data<R>(
+unsafe fn with_data(
     count: u32,
     data: *const EVENT_DATA_DESCRIPTOR,
-    f: impl FnOnce(Option<&[EventDataDescriptor<'_>]>) -> R,
-) -> R {
-    if data.is_null() || count == 0 {
-        return f(None);
-    }
-    let n = (count as usize).min(etwsim::record::MAX_EVENT_DATA_DESCRIPTORS + 1);
-    let read = |i: usize| {
-        // SAFETY: the array holds `count` ≥ `n` > `i` descriptors whose blocks are readable
-        // for this call (contract).
-        unsafe { data_descriptor(&data.add(i).read_unaligned()) }
-    };
-    const SMALL: usize = 8;
-    if n <= SMALL {
-        let mut small = [EventDataDescriptor::default(); SMALL];
-        for (i, slot) in small.iter_mut().enumerate().take(n) {
-            *slot = read(i);
-        }
-        f(Some(&small[..n]))
-    } else {
-        let v: Vec<EventDataDescriptor<'_>> = (0..n).map(read).collect();
-        f(Some(&v))
-    }
+    f: impl FnOnce(Option<&[EventDataDescriptor<'_>]>) -> u32,
+) -> u32 {
+    // SAFETY: the array holds `count` descriptors whose blocks are readable, unchanged for
+    // this call (contract).
+    let mem = unsafe { CallerMemory::new() };
+    parse::with_data_descriptors(count, data.expose_provenance() as u64, &mem, f)
+        .unwrap_or_else(|code| code)
 }
 
 /// The descriptor argument of the EventWrite family.
@@ -366,11 +333,14 @@ pub unsafe extern "system" fn EventWriteString(
             Ok(m) => m,
             Err(e) => return e,
         };
-        // SAFETY: forwarded contract.
-        let text = match (string.is_null(), unsafe { strings::wide_units(string) }) {
-            (true, _) => None,
-            (false, Some(units)) => Some(String::from_utf16_lossy(&units)),
-            (false, None) => return INVALID_PARAMETER, // longer than any string ETW takes
+        let text = if string.is_null() {
+            None
+        } else {
+            // SAFETY: a NUL-terminated UTF-16 string (contract).
+            match strings::wide_units(unsafe { strings::raw(string.cast(), Encoding::Wide) }) {
+                Some(units) => Some(String::from_utf16_lossy(&units)),
+                None => return INVALID_PARAMETER, // longer than any string ETW takes
+            }
         };
         m.win32
             .event_write_string(reghandle as u64, level, keyword, text.as_deref())
@@ -507,14 +477,14 @@ unsafe fn register_trace_guids(
     match m.process.register_trace_guids(guid, notify) {
         Ok(p) => {
             let handle = CLASSIC_TAG | (m.extra.next_classic.fetch_add(1, Ordering::Relaxed) + 1);
-            for i in 0..guidcount as usize {
-                // SAFETY: `TraceGuidReg` holds `GuidCount` writable entries (contract).
-                unsafe {
-                    let entry = traceguidreg.add(i).cast_mut();
-                    let mut r = entry.read_unaligned();
-                    r.RegHandle = std::ptr::without_provenance_mut(handle as usize);
-                    entry.write_unaligned(r);
-                }
+            if guidcount != 0 {
+                let len = guidcount as usize * size_of::<TRACE_GUID_REGISTRATION>();
+                // SAFETY: `TraceGuidReg` holds `GuidCount` writable entries (contract), which
+                // nothing else refers to during the call; u8 has no alignment.
+                let entries = unsafe {
+                    std::slice::from_raw_parts_mut(traceguidreg.cast_mut().cast::<u8>(), len)
+                };
+                parse::set_reg_handles(entries, handle);
             }
             m.extra.classic.lock().insert(handle, p);
             // SAFETY: writable (contract, checked non-NULL).
@@ -710,85 +680,23 @@ pub unsafe extern "system" fn TraceEvent(
         if tracehandle == 0 || eventtrace.is_null() {
             return INVALID_PARAMETER;
         }
-        // SAFETY: readable (contract).
-        let h = unsafe { eventtrace.read_unaligned() };
-        const HEADER: usize = std::mem::size_of::<EVENT_TRACE_HEADER>();
-        let Some(extra) = usize::from(h.Size).checked_sub(HEADER) else {
-            return INVALID_PARAMETER;
+        // SAFETY: the header's `Size` bytes, the GUID at `GuidPtr` and each MOF_FIELD's block
+        // are readable, unchanged for the call (contract).
+        let mem = unsafe { CallerMemory::new() };
+        let args = match parse::trace_event(eventtrace.expose_provenance() as u64, &mem) {
+            Ok(a) => a,
+            Err(e) => return e,
         };
-        // SAFETY: every bit pattern is a valid pair of u32.
-        let flags = unsafe { h.Anonymous4.Anonymous2.Flags };
-        if flags & WNODE_FLAG_TRACED_GUID == 0 {
-            return Win32Error::ERROR_INVALID_FLAG_NUMBER.code();
-        }
-        let guid = if flags & WNODE_FLAG_USE_GUID_PTR != 0 {
-            // SAFETY: every bit pattern is a valid u64.
-            let ptr = unsafe { h.Anonymous3.GuidPtr };
-            // SAFETY: a readable GUID when not NULL (contract).
-            match unsafe { guid_arg(std::ptr::with_exposed_provenance::<GUID>(ptr as usize)) } {
-                Some(g) => g,
-                None => return INVALID_PARAMETER,
-            }
-        } else {
-            // SAFETY: every bit pattern is a valid GUID.
-            Guid::from(unsafe { h.Anonymous3.Guid })
-        };
-        // SAFETY: `Size` bytes are readable at `eventtrace`, and `extra` of them follow the
-        // header; u8 has no alignment.
-        let after =
-            unsafe { std::slice::from_raw_parts(eventtrace.cast::<u8>().add(HEADER), extra) };
-        // SAFETY: forwarded contract for the MOF_FIELD blocks.
-        let blocks = match unsafe { event_data(flags, after) } {
-            Some(b) => b,
-            None => return INVALID_PARAMETER,
-        };
-        // SAFETY: a readable header (contract); the Class member is valid for any bits.
-        let class = unsafe { h.Anonymous2.Class };
         let event = etwsim::ClassicEvent {
-            class_type: class.Type,
-            class_level: class.Level,
-            class_version: class.Version,
-            guid,
-            data: &blocks,
+            class_type: args.class_type,
+            class_level: args.class_level,
+            class_version: args.class_version,
+            guid: args.guid,
+            data: &args.blocks,
         };
         match m.process.trace_event(TraceHandle(tracehandle), &event) {
             Ok(()) => 0,
             Err(e) => e.win32_code().code(),
         }
     })
-}
-
-/// The data blocks of a classic event whose header is followed by `after`: `after` itself,
-/// or with WNODE_FLAG_USE_MOF_PTR the blocks of the `MOF_FIELD` array it holds. `None` for an
-/// array that is not whole `MOF_FIELD`s, holds more than `MAX_MOF_FIELDS`, or has a NULL
-/// `DataPtr` with a non-zero `Length`.
-///
-/// # Safety
-/// With WNODE_FLAG_USE_MOF_PTR, each `MOF_FIELD`'s `Length` bytes at `DataPtr` are readable
-/// for `'a`.
-unsafe fn event_data(flags: u32, after: &[u8]) -> Option<Vec<&[u8]>> {
-    if flags & WNODE_FLAG_USE_MOF_PTR == 0 {
-        return Some(vec![after]);
-    }
-    const FIELD: usize = std::mem::size_of::<MOF_FIELD>();
-    if after.len() % FIELD != 0 || after.len() / FIELD > MAX_MOF_FIELDS as usize {
-        return None;
-    }
-    after
-        .chunks_exact(FIELD)
-        .map(|f| {
-            let ptr = u64::from_le_bytes(f[..8].try_into().expect("8 bytes"));
-            let len = u32::from_le_bytes(f[8..12].try_into().expect("4 bytes")) as usize;
-            match (ptr, len) {
-                (_, 0) => Some(&[][..]),
-                (0, _) => None,
-                _ => {
-                    let p = std::ptr::with_exposed_provenance::<u8>(ptr as usize);
-                    // SAFETY: `Length` readable bytes at `DataPtr` (contract); u8 has no
-                    // alignment.
-                    Some(unsafe { std::slice::from_raw_parts(p, len) })
-                }
-            }
-        })
-        .collect()
 }
