@@ -24,9 +24,8 @@
 //! Nothing here allocates more than the bytes it was given justify (a filter's copy, the
 //! string space widened to UTF-16 units, one entry per descriptor read), and every count is
 //! checked before anything it counts is read: at most `MAX_EVENT_FILTERS_COUNT` filter
-//! descriptors of at most [`MAX_FILTER_BYTES`] each (FLT-13), 129 data descriptors (one more
-//! than EventWrite takes, EVT-11), `MAX_MOF_FIELDS` MOF fields (EVT-29), 64 ProcessTrace
-//! handles (CON-03). The codes are the ones each function documents: `ERROR_INVALID_PARAMETER`,
+//! descriptors of at most [`MAX_FILTER_BYTES`] each (FLT-13), 128 data descriptors (EVT-11),
+//! `MAX_MOF_FIELDS` MOF fields (EVT-29), 64 ProcessTrace handles (CON-03). The codes are the ones each function documents: `ERROR_INVALID_PARAMETER`,
 //! `ERROR_BAD_LENGTH`, `ERROR_INVALID_FLAG_NUMBER`; the face (`etwsim::win32`) checks the
 //! rest of each structure (SES-18…SES-21's offsets and sizes, FLT-13's versions, EVT-11/12's
 //! blocks). `ERROR_NOACCESS` — what ETW returns for memory it cannot read — comes only from a
@@ -54,9 +53,8 @@ pub(crate) const NOACCESS: u32 = Win32Error::ERROR_NOACCESS.code();
 /// refused before anything is read from `Ptr`.
 pub(crate) const MAX_FILTER_BYTES: u32 = 64 * 1024;
 
-/// Data descriptors read for an EventWrite: one more than it takes, so that an oversized
-/// count still reaches the face's check (EVT-11) without reading past what that needs.
-pub(crate) const MAX_DATA_DESCRIPTORS_READ: usize = etwsim::record::MAX_EVENT_DATA_DESCRIPTORS + 1;
+/// The most data descriptors an EventWrite takes (EVT-11).
+const MAX_DATA_DESCRIPTORS: usize = etwsim::record::MAX_EVENT_DATA_DESCRIPTORS;
 
 /// What a caller's structure points at, read through its addresses.
 pub(crate) trait Memory<'a> {
@@ -437,9 +435,10 @@ pub(crate) fn enable_parameters<'a>(
 pub(crate) const DATA_DESCRIPTOR_SIZE: usize = size_of::<EVENT_DATA_DESCRIPTOR>();
 
 /// Runs `f` with the `UserData` of an EventWrite as the face's descriptors: none for a NULL
-/// array or a count of 0, else the first `min(count, 129)` ([`MAX_DATA_DESCRIPTORS_READ`])
-/// of the array at `data`, each borrowing the `Size` bytes at its `Ptr`. Up to 8 are kept on
-/// the stack (EventWrite's common case allocates nothing).
+/// array or a count of 0; for a count over 128 an empty array, which the face refuses for
+/// that count (`ERROR_INVALID_PARAMETER`, EVT-11) without a descriptor being read; else the
+/// `count` descriptors at `data`, each borrowing the `Size` bytes at its `Ptr`. Up to 8 are
+/// kept on the stack (EventWrite's common case allocates nothing).
 ///
 /// # Errors
 /// Only `ERROR_NOACCESS` from `mem`; the face judges the descriptors (EVT-11, EVT-12).
@@ -452,7 +451,10 @@ pub(crate) fn with_data_descriptors<'a, R>(
     if data == 0 || count == 0 {
         return Ok(f(None));
     }
-    let n = (count as usize).min(MAX_DATA_DESCRIPTORS_READ);
+    let n = count as usize;
+    if n > MAX_DATA_DESCRIPTORS {
+        return Ok(f(Some(&[])));
+    }
     let array = mem.bytes(data, n * DATA_DESCRIPTOR_SIZE)?;
     let read = |d: &[u8]| -> Result<EventDataDescriptor<'a>, u32> {
         type D = EVENT_DATA_DESCRIPTOR;
@@ -733,6 +735,27 @@ mod tests {
         put_u64(&mut d, FILTER_PTR, 1 << 40);
         put_u32(&mut d, FILTER_SIZE, MAX_FILTER_BYTES + 1);
         assert_eq!(filter_descriptor(&d, &Blob(&[])), Err(INVALID_PARAMETER));
+    }
+
+    #[test]
+    fn an_oversized_data_count_reads_no_descriptor() {
+        // rule: EVT-11
+        // Two empty descriptors at 16 where the count says more than 128: the face gets none
+        // (and refuses the count), and nothing past the two is read.
+        let mem = vec![0u8; 16 + 2 * DATA_DESCRIPTOR_SIZE];
+        let len = |d: Option<&[EventDataDescriptor<'_>]>| d.map(<[_]>::len);
+        for count in [129, 200, u32::MAX] {
+            assert_eq!(
+                with_data_descriptors(count, 16, &Blob(&mem), len),
+                Ok(Some(0))
+            );
+        }
+        assert_eq!(with_data_descriptors(2, 16, &Blob(&mem), len), Ok(Some(2)));
+        assert_eq!(
+            with_data_descriptors(3, 16, &Blob(&mem), len),
+            Err(NOACCESS)
+        );
+        assert_eq!(with_data_descriptors(2, 0, &Blob(&mem), len), Ok(None));
     }
 
     #[test]
