@@ -18,7 +18,12 @@
 //! | `machine` | the process-wide machine and the `etwsim_*` configuration functions |
 //! | `parse` | every caller-described structure read from bytes: safe functions over `&[u8]` |
 //! | [`windows_sys`] | the same items under windows-sys's module paths |
-
+//!
+//! **Bad input.** Whatever a structure's sizes, offsets and counts say, the ABI reads no
+//! more than the documented limits allow and refuses the rest with the function's
+//! documented code (issue 33). Its parsers are safe functions over bytes (`parse`); the
+//! `c_abi_args` fuzz target runs them, and the face behind them, over arbitrary input
+//! (`fuzz/README.md`; its corpus runs in every `cargo test`).
 //!
 //! **The machine.** The first call boots one simulated machine for the whole OS process
 //! ([`kernel`] returns it): threaded, 4 CPUs, the host's file system for log files; the OS
@@ -53,6 +58,8 @@
 pub mod abi;
 mod consumer;
 mod controller;
+#[doc(hidden)]
+pub mod fuzzing;
 mod info;
 mod machine;
 mod parse;
