@@ -29,43 +29,39 @@ use std::path::{Path, PathBuf};
 use etwsim_decode::DecodeError;
 use etwsim_decode::fields::Value;
 use etwsim_decode::mof::{self, MofEvent, MofType};
-use etwsim_etl::{LogFile, RecordKind, TraceRecord};
+use etwsim_etl::{LogFile, RecordKind, TraceView};
 use etwsim_types::Guid;
 use serde_json::Value as Json;
 
-/// One kernel record, whichever header it came with.
-struct Kernel {
-    /// `group/opcode` or `class/opcode` with the version, for the tallies.
-    key: String,
-    decoded: Result<MofEvent, DecodeError>,
-}
-
-/// The kernel record `t` is, decoded; `None` for other records.
-fn kernel(t: &TraceRecord, file_pointer_size: u8) -> Option<Kernel> {
-    let ps = t.pointer_size().unwrap_or(file_pointer_size);
+/// The kernel record `t` is, decoded (`None` for other records); an error comes with the
+/// record's `class/opcode vVersion` for the tallies.
+fn kernel(
+    t: &TraceView<'_>,
+    file_pointer_size: u8,
+) -> Option<Result<MofEvent, (String, DecodeError)>> {
+    use etwsim_types::record::header_type as h;
+    let ps = match t.header_type {
+        h::SYSTEM32 | h::COMPACT32 | h::PERFINFO32 | h::FULL_HEADER32 | h::INSTANCE32 => 4,
+        h::SYSTEM64 | h::COMPACT64 | h::PERFINFO64 | h::FULL_HEADER64 | h::INSTANCE64 => 8,
+        _ => file_pointer_size,
+    };
+    let version = t.version as u8;
     match t.kind()? {
-        RecordKind::System | RecordKind::CompactSystem | RecordKind::PerfInfo => {
-            let name = mof::class_for_hook(t.hook_id).map_or_else(
-                || format!("group {:#04x}", t.hook_id >> 8),
-                |(c, _)| c.name.to_string(),
-            );
-            Some(Kernel {
-                key: format!("{name}/{} v{}", t.event_type(), t.version as u8),
-                decoded: mof::decode_system(t.hook_id, t.version, ps, &t.payload),
-            })
-        }
+        RecordKind::System | RecordKind::CompactSystem | RecordKind::PerfInfo => Some(
+            mof::decode_system(t.hook_id, t.version, ps, t.payload).map_err(|e| {
+                let name = mof::class_for_hook(t.hook_id).map_or_else(
+                    || format!("group {:#04x}", t.hook_id >> 8),
+                    |(c, _)| c.name.to_string(),
+                );
+                (format!("{name}/{} v{version}", t.event_type()), e)
+            }),
+        ),
         RecordKind::Classic | RecordKind::InstanceGuid => {
             let class = mof::class_by_guid(t.guid?)?;
-            Some(Kernel {
-                key: format!("{}/{} v{}", class.name, t.event_type(), t.version as u8),
-                decoded: mof::decode_mof(
-                    class.guid,
-                    t.event_type(),
-                    t.version as u8,
-                    ps,
-                    &t.payload,
-                ),
-            })
+            Some(
+                mof::decode_mof(class.guid, t.event_type(), version, ps, t.payload)
+                    .map_err(|e| (format!("{}/{} v{version}", class.name, t.event_type()), e)),
+            )
         }
         _ => None,
     }
@@ -91,24 +87,26 @@ fn coverage(path: &Path, keep: bool) -> Coverage {
     assert!(file.damage().is_none(), "{:?}", file.damage());
     let ps = u8::try_from(file.header().pointer_size).unwrap_or(8);
     let mut c = Coverage::default();
-    for (i, r) in file.records().enumerate() {
-        let r = r.unwrap_or_else(|e| panic!("record {i}: {e}"));
-        let Some(t) = r.as_trace() else { continue };
-        let Some(k) = kernel(t, ps) else { continue };
+    let mut i = 0usize;
+    file.for_each_record(|r| {
+        i += 1;
+        let Some(t) = r.as_trace() else { return };
+        let Some(k) = kernel(t, ps) else { return };
         c.kernel += 1;
-        match k.decoded {
+        match k {
             Ok(ev) => {
                 c.decoded += 1;
                 if keep {
-                    c.records.push((i, ev));
+                    c.records.push((i - 1, ev));
                 }
             }
-            Err(e) => {
-                let slot = c.undecoded.entry(k.key).or_insert((0, e.to_string()));
+            Err((key, e)) => {
+                let slot = c.undecoded.entry(key).or_insert((0, e.to_string()));
                 slot.0 += 1;
             }
         }
-    }
+    })
+    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     c
 }
 
