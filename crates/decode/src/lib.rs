@@ -19,6 +19,7 @@
 //! | [`manifest`]'s payload filters | `TdhCreatePayloadFilter`, `TdhAggregatePayloadFilters` | field/operator/value tests on decoded events (FLT-18) |
 //! | [`DecodeError`] | | what a MOF or manifest decode could not do, and where |
 //! | [`property::PropertyFlags`] | `PROPERTY_FLAGS` | what TDH reports about each property: struct, counts, lengths, tags (DEC-29) |
+//! | [`wpp::TmfSet`], [`wpp::WppMessage`], [`wpp::DecodedMessage`] | TMF files, `TraceMessage` records, `TdhGetWppMessage` | WPP messages decoded and formatted as TraceFmt does |
 //!
 //! Provider GUIDs derived from names (GID-01) are
 //! [`etwsim_types::Guid::from_provider_name`].
@@ -67,6 +68,7 @@ pub mod mof;
 pub mod property;
 pub mod tracelogging;
 mod wire;
+pub mod wpp;
 
 pub use decode_error::DecodeError;
 pub use error::{Error, Result};
