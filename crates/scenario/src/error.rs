@@ -75,30 +75,54 @@ impl Error {
     }
 }
 
-/// A scenario's text, for turning byte offsets into lines and columns.
+/// A scenario's text, for turning byte offsets into lines and columns: the start of every
+/// line is found once, in one pass, and each offset's line by a binary search, so a file of
+/// many steps costs the same per step wherever the step is.
 #[derive(Clone, Debug)]
 pub(crate) struct Source {
     pub name: String,
     pub text: String,
+    /// The byte offset where each line starts (the first is 0).
+    line_starts: Vec<usize>,
 }
 
 impl Source {
-    /// The 1-based line and column of byte offset `at` (clamped to the text).
-    pub(crate) fn line_col(&self, at: usize) -> (usize, usize) {
+    pub(crate) fn new(name: String, text: String) -> Source {
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Source {
+            name,
+            text,
+            line_starts,
+        }
+    }
+
+    /// `at` clamped to the text and moved back to a character boundary.
+    fn clamp(&self, at: usize) -> usize {
         let mut at = at.min(self.text.len());
         while !self.text.is_char_boundary(at) {
             at -= 1;
         }
-        let before = &self.text[..at];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let column = before[line_start..].chars().count() + 1;
+        at
+    }
+
+    /// The 1-based line of byte offset `at`: the last line that starts at or before it.
+    fn line_of(&self, at: usize) -> usize {
+        self.line_starts.partition_point(|&s| s <= at).max(1)
+    }
+
+    /// The 1-based line and column of byte offset `at` (clamped to the text).
+    pub(crate) fn line_col(&self, at: usize) -> (usize, usize) {
+        let at = self.clamp(at);
+        let line = self.line_of(at);
+        let column = self.text[self.line_starts[line - 1]..at].chars().count() + 1;
         (line, column)
     }
 
     /// The 1-based line of a span's start.
     pub(crate) fn line(&self, span: &Range<usize>) -> usize {
-        self.line_col(span.start).0
+        self.line_of(self.clamp(span.start))
     }
 
     /// An error at `span`, naming `key`.
@@ -206,5 +230,33 @@ impl Source {
             Some(t) => format!("{}.{key}", t.trim()),
             None => key.to_string(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Source;
+
+    /// Lines and columns as counting from the start finds them.
+    fn counted(text: &str, at: usize) -> (usize, usize) {
+        let before = &text[..at];
+        let line = before.matches('\n').count() + 1;
+        let start = before.rfind('\n').map_or(0, |i| i + 1);
+        (line, before[start..].chars().count() + 1)
+    }
+
+    #[test]
+    fn the_line_index_agrees_with_counting_newlines() {
+        for text in ["", "a", "\n", "ab\ncd\n\nxé\r\nz", "\n\néé\n"] {
+            let s = Source::new("t".into(), text.into());
+            for at in 0..=text.len() + 2 {
+                let mut b = at.min(text.len());
+                while !text.is_char_boundary(b) {
+                    b -= 1;
+                }
+                assert_eq!(s.line_col(at), counted(text, b), "{text:?} at {at}");
+                assert_eq!(s.line(&(at..at)), counted(text, b).0, "{text:?} at {at}");
+            }
+        }
     }
 }

@@ -56,18 +56,24 @@ pub(crate) fn file_counts(files: &[OutputFile]) -> Vec<FileCount> {
         .collect()
 }
 
-/// The kernel (MOF) events of the log files whose header names `session`, decoded, oldest
-/// first within each file (files in name order). Records that are not kernel events, or do
-/// not decode, are left out.
-pub(crate) fn kernel_events(files: &[OutputFile], session: &str) -> Vec<KernelEvent> {
+/// The kernel (MOF) events of the log files whose header names `session` (as `counts`, the
+/// [`file_counts`] of `files`, found them), decoded, oldest first within each file (files in
+/// name order). Records that are not kernel events, or do not decode, are left out. Only
+/// the session's own files are read, so the sessions of a run read each file once between
+/// them.
+pub(crate) fn kernel_events(
+    files: &[OutputFile],
+    counts: &[FileCount],
+    session: &str,
+) -> Vec<KernelEvent> {
     let mut out = Vec::new();
-    for f in files {
+    for (f, c) in files.iter().zip(counts) {
+        if !c.logger.eq_ignore_ascii_case(session) {
+            continue;
+        }
         let Ok(file) = LogFile::from_bytes(&f.path, f.bytes.clone()) else {
             continue;
         };
-        if !file.header().logger_name.eq_ignore_ascii_case(session) {
-            continue;
-        }
         let pointer_size = u8::try_from(file.header().pointer_size).unwrap_or(8);
         let Ok(reader) = Reader::new(vec![file], ReadOptions::default()) else {
             continue;
@@ -349,13 +355,17 @@ fn numbers(expected: u64, actual: Result<u64, String>) -> Verdict {
     }
 }
 
-/// Checks every expectation of `sc` against the run's `outcome`.
-pub(crate) fn check(sc: &Scenario, outcome: &Outcome) -> Vec<ExpectationResult> {
-    let counts = file_counts(&outcome.files);
+/// Checks every expectation of `sc` against the run's `outcome`, whose files `counts`
+/// describes ([`file_counts`]).
+pub(crate) fn check(
+    sc: &Scenario,
+    outcome: &Outcome,
+    counts: &[FileCount],
+) -> Vec<ExpectationResult> {
     sc.expectations
         .iter()
         .map(|e| {
-            let v = check_one(&e.check, outcome, &counts);
+            let v = check_one(&e.check, outcome, counts);
             ExpectationResult {
                 line: e.line,
                 what: e.what.clone(),

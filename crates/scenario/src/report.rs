@@ -42,6 +42,9 @@ use std::path::Path;
 pub const MAX_MARKED_EVENTS: usize = 20_000;
 /// Journal entries listed in the page's journal section.
 pub const MAX_LISTED_JOURNAL: usize = 5_000;
+/// Buffer switches, flushes and losses a scenario page marks on its timeline; a run with
+/// more marks its first ones and says how many there were.
+pub const MAX_MARKED_JOURNAL: usize = 20_000;
 
 /// One session's block of lanes.
 #[derive(Debug, Default)]
@@ -314,7 +317,19 @@ fn scenario_page(sc: &Scenario, o: &Outcome) -> Page {
             });
         }
     }
+    let mut journal_marks = 0usize;
     for e in &o.journal {
+        if matches!(
+            &e.event,
+            JournalEvent::BufferSwitch { .. }
+                | JournalEvent::Flush { .. }
+                | JournalEvent::Loss { .. }
+        ) {
+            journal_marks += 1;
+            if journal_marks > MAX_MARKED_JOURNAL {
+                continue;
+            }
+        }
         match &e.event {
             JournalEvent::BufferSwitch {
                 session,
@@ -376,6 +391,11 @@ fn scenario_page(sc: &Scenario, o: &Outcome) -> Page {
             }
             _ => {}
         }
+    }
+    if journal_marks > MAX_MARKED_JOURNAL {
+        page.notes.push(format!(
+            "the timeline marks the first {MAX_MARKED_JOURNAL} of {journal_marks} buffer switches, flushes and losses"
+        ));
     }
     page.counters = o
         .sessions

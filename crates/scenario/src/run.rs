@@ -23,7 +23,7 @@ use etwsim::{
     SessionProperties, Target, Thread, TraceControl, Win32Error,
 };
 use etwsim_decode::mof::{self, MofEvent};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -281,7 +281,9 @@ pub(crate) struct Runner<'a> {
     consumers: Vec<Option<Consumer>>,
     pub delivered: Vec<Option<u64>>,
     pub stats: Vec<Option<SessionProperties>>,
-    pub journal: Vec<JournalEntry>,
+    /// The run's journal: a ring of at most the journal capacity, the oldest entries let go
+    /// from the front (each write costs the same however full it is).
+    pub journal: VecDeque<JournalEntry>,
     pub journal_dropped: u64,
     pub writes: Vec<WriteRecord>,
     pub writes_total: u64,
@@ -346,7 +348,7 @@ impl<'a> Runner<'a> {
             consumers: (0..n).map(|_| None).collect(),
             delivered: vec![None; n],
             stats: vec![None; n],
-            journal: Vec::new(),
+            journal: VecDeque::new(),
             journal_dropped: 0,
             writes: Vec::new(),
             writes_total: 0,
@@ -439,20 +441,25 @@ impl<'a> Runner<'a> {
         self.outcome()
     }
 
-    /// Moves the kernel's new journal entries into the run's journal, within the bound.
-    fn collect(&mut self, kernel: &Kernel) -> std::ops::Range<usize> {
-        let start = self.journal.len();
-        self.journal.extend(kernel.take_journal());
+    /// Moves the kernel's new journal entries into the run's journal, within the bound;
+    /// returns how many of them it holds (the last ones of the journal). The journal is a
+    /// ring: what passes the bound is let go from the front, one entry at a time.
+    fn collect(&mut self, kernel: &Kernel) -> usize {
         let cap = kernel.config().journal.unwrap_or(0);
-        let start = if self.journal.len() > cap {
-            let extra = self.journal.len() - cap;
-            self.journal.drain(..extra);
-            self.journal_dropped += extra as u64;
-            start.saturating_sub(extra)
-        } else {
-            start
-        };
-        start..self.journal.len()
+        let mut new = 0;
+        for entry in kernel.take_journal() {
+            if cap == 0 {
+                self.journal_dropped += 1;
+                continue;
+            }
+            if self.journal.len() >= cap {
+                self.journal.pop_front();
+                self.journal_dropped += 1;
+            }
+            self.journal.push_back(entry);
+            new = (new + 1).min(cap);
+        }
+        new
     }
 
     /// After each action: the running sessions' statistics, and — while some session runs —
@@ -1029,16 +1036,15 @@ impl<'a> Runner<'a> {
         thread: &Option<Thread>,
         pid: u32,
         result: Result<(), Win32Error>,
-        new: std::ops::Range<usize>,
+        new: usize,
         payload: &[u8],
     ) -> WriteRecord {
-        let entries = &self.journal[new];
+        let entries = self.journal.range(self.journal.len() - new..);
         let write = entries
-            .iter()
+            .clone()
             .rev()
             .find(|e| matches!(e.event, JournalEvent::Write { .. }));
         let lost_in: Vec<usize> = entries
-            .iter()
             .filter_map(|e| match &e.event {
                 JournalEvent::Loss {
                     session,
@@ -1168,7 +1174,7 @@ impl<'a> Runner<'a> {
                         .count() as u64
                 });
                 let kernel_events = if from_files.is_some() {
-                    expect::kernel_events(&files, &s.name)
+                    expect::kernel_events(&files, &file_counts, &s.name)
                 } else {
                     self.rt_events[i].clone()
                 };
@@ -1191,7 +1197,7 @@ impl<'a> Runner<'a> {
                 delivered: None,
                 independent: false,
                 kernel_events: if events.is_some() {
-                    expect::kernel_events(&files, name)
+                    expect::kernel_events(&files, &file_counts, name)
                 } else {
                     Vec::new()
                 },
@@ -1214,7 +1220,7 @@ impl<'a> Runner<'a> {
         let mut outcome = Outcome {
             scenario: self.sc.name.clone(),
             file: self.sc.source.name.clone(),
-            journal: self.journal,
+            journal: Vec::from(self.journal),
             journal_dropped: self.journal_dropped,
             expectations: Vec::new(),
             files,
@@ -1229,7 +1235,7 @@ impl<'a> Runner<'a> {
             aborted: self.aborted,
             boots: self.boots,
         };
-        outcome.expectations = expect::check(self.sc, &outcome);
+        outcome.expectations = expect::check(self.sc, &outcome, &file_counts);
         outcome
     }
 }

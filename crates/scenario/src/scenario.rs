@@ -20,6 +20,7 @@ use etwsim::{
 use etwsim_decode::fileio::Policy;
 use etwsim_decode::manifest::{self, Manifest};
 use etwsim_decode::mof::{self, KernelClass};
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -482,10 +483,10 @@ impl Scenario {
         })?;
         let name = path.display().to_string();
         let text = String::from_utf8(bytes).map_err(|e| {
-            let source = Source {
-                name: name.clone(),
-                text: String::from_utf8_lossy(e.as_bytes()).into_owned(),
-            };
+            let source = Source::new(
+                name.clone(),
+                String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            );
             source.error(
                 &(e.utf8_error().valid_up_to()..e.utf8_error().valid_up_to()),
                 "(file)",
@@ -503,10 +504,7 @@ impl Scenario {
     /// [`Error::Scenario`] naming the line, column and key of the first problem (a manifest
     /// that cannot be read is reported at its `manifest` key).
     pub fn parse(text: &str, name: &str, base_dir: &Path) -> Result<Scenario, Error> {
-        let source = Source {
-            name: name.to_string(),
-            text: text.to_string(),
-        };
+        let source = Source::new(name.to_string(), text.to_string());
         let file: ScenarioFile = toml::from_str(text).map_err(|e| source.toml_error(&e))?;
         let default_name = Path::new(name).file_stem().map_or_else(
             || "scenario".to_string(),
@@ -1589,16 +1587,7 @@ impl Loader {
                         "`reboot` needs a machine booted from a registry: give `[machine] registry = \"FILE.reg\"` (or `registry_text`)",
                     ));
                 }
-                // Every handle and image dies with the kernel.
-                for f in &mut os.files {
-                    if f.state != HandleState::Closed {
-                        f.state = HandleState::Closed;
-                        f.why = format!("it was lost at the reboot of line {line}");
-                    }
-                }
-                for img in &mut os.images {
-                    img.1 = false;
-                }
+                os.reboot(line);
                 ActionKind::Reboot
             }
             "spawn" => match self.proc_ref(target, &akey, ctx.processes)? {
@@ -1649,18 +1638,13 @@ impl Loader {
                     .then(|| self.disposition(d, &key))
                     .transpose()?;
                 let handle = self.new_handle(d, &key, &span, os, line)?;
-                os.files.push(FileState {
-                    name: handle.clone(),
-                    state: HandleState::Open,
-                    process,
-                    why: String::new(),
-                });
+                let handle = os.open_file(handle, process);
                 ActionKind::OpenFile {
                     process,
                     thread,
                     path: target.get_ref().clone(),
                     create,
-                    handle: os.files.len() - 1,
+                    handle,
                 }
             }
             "file_read" | "file_write" | "paging_write" | "cleanup" | "close" => {
@@ -1672,7 +1656,7 @@ impl Loader {
                     _ => FileOp::Close,
                 };
                 let n = target.get_ref();
-                let Some(handle) = os.files.iter().rposition(|f| f.name == *n) else {
+                let Some(handle) = os.file_named(n) else {
                     return Err(self.err(
                         &target.span(),
                         akey,
@@ -1701,13 +1685,9 @@ impl Loader {
                 }
                 let process = f.process;
                 let thread = self.step_thread(d, &key, process, ctx)?;
-                let f = &mut os.files[handle];
                 match op {
-                    FileOp::Cleanup => f.state = HandleState::Closing,
-                    FileOp::Close => {
-                        f.state = HandleState::Closed;
-                        f.why = format!("it was closed at line {line}");
-                    }
+                    FileOp::Cleanup => os.files[handle].state = HandleState::Closing,
+                    FileOp::Close => os.close_file(handle, format!("it was closed at line {line}")),
                     _ => {}
                 }
                 let size = u32::try_from(d.size.unwrap_or(0)).map_err(|_| {
@@ -1731,19 +1711,19 @@ impl Loader {
                 };
                 let process = self.proc_ref(pname, &format!("{key}.process"), ctx.processes)?;
                 let name = self.new_handle(d, &key, &span, os, line)?;
-                os.images.push((name, true));
+                let image = os.load_image(name);
                 ActionKind::LoadImage {
                     process,
                     path: target.get_ref().clone(),
                     size: d.size.unwrap_or(0x1000),
-                    image: os.images.len() - 1,
+                    image,
                 }
             }
             "unload_image" => {
                 let n = target.get_ref();
-                match os.images.iter().rposition(|(m, _)| m == n) {
+                match os.image_named(n) {
                     Some(i) if os.images[i].1 => {
-                        os.images[i].1 = false;
+                        os.unload_image(i);
                         ActionKind::UnloadImage(i)
                     }
                     Some(_) => {
@@ -1904,12 +1884,7 @@ impl Loader {
             ));
         };
         let n = h.get_ref().trim().to_string();
-        let in_use = os
-            .files
-            .iter()
-            .any(|f| f.name == n && f.state != HandleState::Closed)
-            || os.images.iter().any(|(m, loaded)| *m == n && *loaded);
-        if n.is_empty() || in_use {
+        if n.is_empty() || os.in_use(&n) {
             return Err(self.err(
                 &h.span(),
                 format!("{key}.handle"),
@@ -2732,17 +2707,92 @@ impl Names<'_> {
 }
 
 /// The handles the OS steps open, in step order, for the checks of the steps that use them.
+/// Names are found through maps and a reboot closes only what is open, so each OS step
+/// costs the same however many came before it.
 #[derive(Default)]
 struct OsState {
     files: Vec<FileState>,
+    /// The latest file handle of each name: only it can still be open (a name is reused
+    /// only once its handle is closed).
+    file_names: HashMap<String, usize>,
+    /// The file handles not closed yet.
+    open_files: HashSet<usize>,
     /// Images by name, and whether loaded.
     images: Vec<(String, bool)>,
+    /// The latest image of each name.
+    image_names: HashMap<String, usize>,
+    /// The images loaded now.
+    loaded_images: HashSet<usize>,
     /// Whether the machine boots from a registry (so `reboot` can run).
     registry: bool,
 }
 
+impl OsState {
+    /// A new open file handle named `name`; its index.
+    fn open_file(&mut self, name: String, process: ProcRef) -> usize {
+        let i = self.files.len();
+        self.file_names.insert(name, i);
+        self.open_files.insert(i);
+        self.files.push(FileState {
+            state: HandleState::Open,
+            process,
+            why: String::new(),
+        });
+        i
+    }
+
+    /// The latest file handle named `name`.
+    fn file_named(&self, name: &str) -> Option<usize> {
+        self.file_names.get(name).copied()
+    }
+
+    fn close_file(&mut self, i: usize, why: String) {
+        let f = &mut self.files[i];
+        f.state = HandleState::Closed;
+        f.why = why;
+        self.open_files.remove(&i);
+    }
+
+    /// A newly loaded image named `name`; its index.
+    fn load_image(&mut self, name: String) -> usize {
+        let i = self.images.len();
+        self.image_names.insert(name.clone(), i);
+        self.loaded_images.insert(i);
+        self.images.push((name, true));
+        i
+    }
+
+    /// The latest image named `name`.
+    fn image_named(&self, name: &str) -> Option<usize> {
+        self.image_names.get(name).copied()
+    }
+
+    fn unload_image(&mut self, i: usize) {
+        self.images[i].1 = false;
+        self.loaded_images.remove(&i);
+    }
+
+    /// Whether `name` names an open file or a loaded image.
+    fn in_use(&self, name: &str) -> bool {
+        self.file_named(name)
+            .is_some_and(|i| self.files[i].state != HandleState::Closed)
+            || self.image_named(name).is_some_and(|i| self.images[i].1)
+    }
+
+    /// Every handle and image dies with the kernel.
+    fn reboot(&mut self, line: usize) {
+        for i in std::mem::take(&mut self.open_files) {
+            let f = &mut self.files[i];
+            f.state = HandleState::Closed;
+            f.why = format!("it was lost at the reboot of line {line}");
+        }
+        for i in std::mem::take(&mut self.loaded_images) {
+            self.images[i].1 = false;
+        }
+    }
+}
+
 struct FileState {
-    name: String,
     state: HandleState,
     process: ProcRef,
     /// Why it is closed.
