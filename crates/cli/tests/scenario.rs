@@ -226,3 +226,22 @@ fn the_readme_shows_what_run_and_report_really_print() {
         )
     );
 }
+
+#[test]
+fn an_empty_scenario_is_an_error_not_a_pass() {
+    let dir = scratch("run-empty");
+    std::fs::write(dir.join("empty.toml"), "").unwrap();
+    fails(
+        &dir,
+        &["run", "empty.toml"],
+        1,
+        "empty.toml:1:1: nothing to do",
+    );
+    fails(
+        &dir,
+        &["report", "empty.toml", "-o", "e.html"],
+        1,
+        "nothing to do",
+    );
+    assert!(!dir.join("e.html").exists());
+}

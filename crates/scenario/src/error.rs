@@ -125,7 +125,7 @@ impl Source {
         self.line_of(self.clamp(span.start))
     }
 
-    /// An error at `span`, naming `key`.
+    /// An error at `span`, naming `key` (none when it is empty).
     pub(crate) fn error(
         &self,
         span: &Range<usize>,
@@ -133,11 +133,12 @@ impl Source {
         message: impl Into<String>,
     ) -> Error {
         let (line, column) = self.line_col(span.start);
+        let key: String = key.into();
         Error::Scenario(Box::new(Located {
             file: self.name.clone(),
             line,
             column,
-            key: Some(key.into()),
+            key: (!key.is_empty()).then_some(key),
             message: message.into(),
         }))
     }

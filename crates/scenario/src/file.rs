@@ -1,12 +1,105 @@
 //! The scenario file as written: one serde structure per table, every one with
 //! `deny_unknown_fields` (a misspelt key is an error naming its line), spans kept where a
 //! later check needs to point at a line. `docs/scenarios.md` documents every key.
+//!
+//! Every array of tables is read through [`Capped`]: past its limit ([`MAX_STEPS`] and the
+//! others) deserializing stops with an error, so a file cannot make the loader build more
+//! tables than the limits allow, whatever its size.
 
+use crate::scenario::{
+    MAX_ENABLES, MAX_EXPECTATIONS, MAX_PROCESSES, MAX_PROVIDERS, MAX_SESSIONS, MAX_STEPS,
+    MAX_THREADS,
+};
 use crate::values::{
     DurationValue, FlagsValue, GuidValue, KeywordValue, LevelValue, NameOrNumber, Number, PidValue,
 };
 use serde::Deserialize;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use std::fmt;
+use std::marker::PhantomData;
 use toml::Spanned;
+
+/// `n` with thousands separated: `100,000`.
+pub(crate) fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A list of at most `max` elements: past it, an error naming the limit, before the
+/// element after the first one too many is read.
+struct Capped<T> {
+    max: usize,
+    /// What the elements are, in the error: "`[[step]]` tables".
+    what: &'static str,
+    element: PhantomData<T>,
+}
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for Capped<T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a list of at most {} {}", thousands(self.max), self.what)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(self.max));
+        while let Some(x) = seq.next_element()? {
+            if out.len() == self.max {
+                return Err(de::Error::custom(format!(
+                    "at most {} {} in a scenario (docs/scenarios.md, Limits)",
+                    thousands(self.max),
+                    self.what
+                )));
+            }
+            out.push(x);
+        }
+        Ok(out)
+    }
+}
+
+fn capped<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+    max: usize,
+    what: &'static str,
+) -> Result<Vec<T>, D::Error> {
+    d.deserialize_seq(Capped {
+        max,
+        what,
+        element: PhantomData,
+    })
+}
+
+/// One deserializer per capped list (serde's `deserialize_with` names a function).
+macro_rules! capped_lists {
+    ($($name:ident: $t:ty, $max:expr, $what:literal;)*) => {$(
+        fn $name<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Spanned<$t>>, D::Error> {
+            capped(d, $max, $what)
+        }
+    )*};
+}
+
+capped_lists! {
+    processes: ProcessDef, MAX_PROCESSES, "`[[process]]` tables";
+    providers: ProviderDef, MAX_PROVIDERS, "`[[provider]]` tables";
+    sessions: SessionDef, MAX_SESSIONS, "`[[session]]` tables";
+    enables: EnableDef, MAX_ENABLES, "`[[enable]]` tables";
+    steps: StepDef, MAX_STEPS, "`[[step]]` tables";
+    threads: ThreadDef, MAX_THREADS, "threads per process";
+    expect_session: ExpectSession, MAX_EXPECTATIONS, "`[[expect.…]]` tables";
+    expect_total: ExpectTotal, MAX_EXPECTATIONS, "`[[expect.…]]` tables";
+    expect_callbacks: ExpectCallbacks, MAX_EXPECTATIONS, "`[[expect.…]]` tables";
+    expect_file: ExpectFile, MAX_EXPECTATIONS, "`[[expect.…]]` tables";
+    expect_journal: ExpectJournal, MAX_EXPECTATIONS, "`[[expect.…]]` tables";
+    expect_kernel: ExpectKernel, MAX_EXPECTATIONS, "`[[expect.…]]` tables";
+    expect_boot: ExpectBoot, MAX_EXPECTATIONS, "`[[expect.…]]` tables";
+}
 
 /// The whole file.
 #[derive(Debug, Deserialize, Default)]
@@ -16,15 +109,15 @@ pub(crate) struct ScenarioFile {
     pub scenario: Meta,
     #[serde(default)]
     pub machine: Machine,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "processes")]
     pub process: Vec<Spanned<ProcessDef>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "providers")]
     pub provider: Vec<Spanned<ProviderDef>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "sessions")]
     pub session: Vec<Spanned<SessionDef>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "enables")]
     pub enable: Vec<Spanned<EnableDef>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "steps")]
     pub step: Vec<Spanned<StepDef>>,
     #[serde(default)]
     pub expect: Expectations,
@@ -74,7 +167,7 @@ pub(crate) struct ProcessDef {
     pub package_app_id: Option<String>,
     #[serde(default)]
     pub inprivate: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "threads")]
     pub threads: Vec<Spanned<ThreadDef>>,
     pub command_line: Option<String>,
     pub parent: Option<Spanned<String>>,
@@ -136,7 +229,7 @@ pub(crate) struct EnableDef {
     pub all: Option<Spanned<KeywordValue>>,
     pub properties: Option<Spanned<FlagsValue>>,
     pub source_id: Option<GuidValue>,
-    pub filter: Option<Spanned<FilterDef>>,
+    pub filter: Option<Spanned<Box<FilterDef>>>,
     pub expect_error: Option<Spanned<NameOrNumber>>,
 }
 
@@ -243,7 +336,7 @@ pub(crate) struct StepDef {
     pub all: Option<Spanned<KeywordValue>>,
     pub properties: Option<Spanned<FlagsValue>>,
     pub source_id: Option<GuidValue>,
-    pub filter: Option<Spanned<FilterDef>>,
+    pub filter: Option<Spanned<Box<FilterDef>>>,
 
     // update
     pub flush_timer: Option<u32>,
@@ -267,19 +360,19 @@ pub(crate) struct StepDef {
 #[derive(Debug, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Expectations {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "expect_session")]
     pub session: Vec<Spanned<ExpectSession>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "expect_total")]
     pub total: Vec<Spanned<ExpectTotal>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "expect_callbacks")]
     pub callbacks: Vec<Spanned<ExpectCallbacks>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "expect_file")]
     pub file: Vec<Spanned<ExpectFile>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "expect_journal")]
     pub journal: Vec<Spanned<ExpectJournal>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "expect_kernel")]
     pub kernel: Vec<Spanned<ExpectKernel>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "expect_boot")]
     pub boot: Vec<Spanned<ExpectBoot>>,
 }
 

@@ -21,6 +21,7 @@
 //! | [`output`] | the outcome as text, or as JSON Lines (`seq`, `time`, `kind` and fields per journal entry) |
 //! | [`report`] | the HTML report (timeline per session and CPU, enable slots, counters, event detail) |
 //! | [`Error`], [`Located`] | what is wrong, and where: file, line, column, key |
+//! | [`files`] | inputs read with a size cap |
 //!
 //! # Example
 //!
@@ -73,6 +74,7 @@
 mod error;
 mod expect;
 mod file;
+pub mod files;
 pub mod output;
 pub mod report;
 mod run;
@@ -86,6 +88,8 @@ pub use run::{
     ProviderSummary, SessionSummary, SlotSnapshot, StepFailure, WriteRecord,
 };
 pub use scenario::{
-    DEFAULT_JOURNAL_CAPACITY, MAX_JOURNAL_CAPACITY, MAX_PAYLOAD, MAX_SESSION_BUFFER_BYTES,
+    DEFAULT_JOURNAL_CAPACITY, MAX_ENABLES, MAX_EXPECTATIONS, MAX_JOURNAL_CAPACITY,
+    MAX_MANIFEST_BYTES, MAX_PAYLOAD, MAX_PROCESSES, MAX_PROVIDERS, MAX_REGISTRY_BYTES,
+    MAX_SCENARIO_BYTES, MAX_SESSION_BUFFER_BYTES, MAX_SESSIONS, MAX_STEPS, MAX_THREADS,
     MAX_VIRTUAL_TIME, MAX_WRITES, SYSTEM_PROCESS, Scenario,
 };

@@ -1265,20 +1265,24 @@ fn render_slots(h: &mut String, p: &Page) {
     h.push_str("</div>\n");
 }
 
-/// Loads instrumentation manifests for [`etl_html`] / [`write_report`].
+/// Loads instrumentation manifests for [`etl_html`] / [`write_report`], each read up to
+/// [`MAX_MANIFEST_BYTES`](crate::MAX_MANIFEST_BYTES).
 ///
 /// # Errors
-/// [`Error::Io`] for a file that cannot be read, [`Error::Manifest`] for one that is not a
-/// manifest.
+/// [`Error::Io`] for a file that cannot be read or is larger than the cap,
+/// [`Error::Manifest`] for one that is not a manifest.
 pub fn load_manifests(paths: &[std::path::PathBuf]) -> Result<Vec<Manifest>, Error> {
     paths
         .iter()
         .map(|path| {
-            let bytes = std::fs::read(path).map_err(|source| Error::Io {
-                what: "cannot read manifest",
-                path: path.clone(),
-                source,
-            })?;
+            let bytes =
+                crate::files::read_capped(path, crate::MAX_MANIFEST_BYTES).map_err(|source| {
+                    Error::Io {
+                        what: "cannot read manifest",
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
             etwsim_decode::manifest::load_manifest(&bytes).map_err(|e| Error::Manifest {
                 path: path.clone(),
                 message: e.to_string(),

@@ -8,6 +8,7 @@ use crate::file::{
     ExpectTotal, FilterDef, NameFilterDef, ProcessDef, ProviderDef, ScenarioFile, SessionDef,
     StepDef,
 };
+use crate::files::{read_capped, size_text};
 use crate::values::{
     FlagsValue, KeywordPart, KeywordValue, LevelValue, NameOrNumber, PidValue, resolve_flags,
 };
@@ -39,6 +40,28 @@ pub const MAX_JOURNAL_CAPACITY: u32 = 10_000_000;
 /// The largest `[machine] max_session_buffer_bytes`: a scenario's sessions allocate their
 /// MinimumBuffers when they start, and this keeps one file from asking for all the memory.
 pub const MAX_SESSION_BUFFER_BYTES: u64 = 1 << 30;
+/// The most `[[step]]` tables in one scenario (use a write's `count` for many events).
+pub const MAX_STEPS: usize = 100_000;
+/// The most `[[process]]` tables in one scenario.
+pub const MAX_PROCESSES: usize = 1_024;
+/// The most named `threads` of one process.
+pub const MAX_THREADS: usize = 64;
+/// The most `[[provider]]` tables in one scenario.
+pub const MAX_PROVIDERS: usize = 1_024;
+/// The most `[[session]]` tables in one scenario (more than any machine runs at once:
+/// `max_loggers` is at most 256, so a scenario can show the start that fails).
+pub const MAX_SESSIONS: usize = 1_024;
+/// The most `[[enable]]` tables in one scenario.
+pub const MAX_ENABLES: usize = 10_000;
+/// The most `[[expect.…]]` tables in one scenario, all kinds together. Checking a journal
+/// expectation reads the whole journal, so this and [`MAX_JOURNAL_CAPACITY`] bound that work.
+pub const MAX_EXPECTATIONS: usize = 1_000;
+/// The largest scenario file (`Scenario::load`, and the text `Scenario::parse` takes).
+pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
+/// The largest `.reg` file a scenario names (`[machine] registry`).
+pub const MAX_REGISTRY_BYTES: u64 = 16 << 20;
+/// The largest instrumentation manifest a scenario or a report reads.
+pub const MAX_MANIFEST_BYTES: u64 = 32 << 20;
 /// The name that stands for the kernel's System process wherever a process is named.
 pub const SYSTEM_PROCESS: &str = "System";
 
@@ -470,13 +493,15 @@ fn span_of<T>(s: &Spanned<T>) -> Range<usize> {
 
 impl Scenario {
     /// Reads and checks a scenario file; manifests it names are read relative to its folder.
+    /// The file is read up to [`MAX_SCENARIO_BYTES`], the files it names up to their own caps
+    /// ([`MAX_REGISTRY_BYTES`], [`MAX_MANIFEST_BYTES`]).
     ///
     /// # Errors
-    /// [`Error::Io`] if the file cannot be read; [`Error::Scenario`] naming the line, column
-    /// and key of the first problem.
+    /// [`Error::Io`] if the file cannot be read or is larger than [`MAX_SCENARIO_BYTES`];
+    /// [`Error::Scenario`] naming the line, column and key of the first problem.
     pub fn load(path: impl AsRef<Path>) -> Result<Scenario, Error> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        let bytes = read_capped(path, MAX_SCENARIO_BYTES).map_err(|source| Error::Io {
             what: "cannot read",
             path: path.to_path_buf(),
             source,
@@ -500,10 +525,27 @@ impl Scenario {
     /// Parses and checks scenario text; `name` names it in errors, `base_dir` is where
     /// relative manifest paths start.
     ///
+    /// A scenario must do something: one with no session that starts, no `[[enable]]`, no
+    /// `[[step]]`, no registry to boot and no `[[expect.…]]` is an error ("nothing to do"),
+    /// not a run that passes having checked nothing.
+    ///
     /// # Errors
     /// [`Error::Scenario`] naming the line, column and key of the first problem (a manifest
-    /// that cannot be read is reported at its `manifest` key).
+    /// that cannot be read is reported at its `manifest` key); at line 1 for text longer than
+    /// [`MAX_SCENARIO_BYTES`] or a scenario with nothing to do.
     pub fn parse(text: &str, name: &str, base_dir: &Path) -> Result<Scenario, Error> {
+        if text.len() as u64 > MAX_SCENARIO_BYTES {
+            return Err(Error::Scenario(Box::new(crate::Located {
+                file: name.to_string(),
+                line: 1,
+                column: 1,
+                key: None,
+                message: format!(
+                    "the scenario is larger than {}, the most a scenario may be",
+                    size_text(MAX_SCENARIO_BYTES)
+                ),
+            })));
+        }
         let source = Source::new(name.to_string(), text.to_string());
         let file: ScenarioFile = toml::from_str(text).map_err(|e| source.toml_error(&e))?;
         let default_name = Path::new(name).file_stem().map_or_else(
@@ -627,6 +669,15 @@ impl Loader {
             actions.push(self.step(i, s, &ctx, cpus, &mut budget, &mut os)?);
         }
         let expectations = self.expectations(&f, &ctx)?;
+        if actions.is_empty() && expectations.is_empty() && registry.is_none() {
+            return Err(self.source.error(
+                &(0..0),
+                String::new(),
+                "nothing to do: no [[session]] starts, and there is no [[enable]], no [[step]], \
+                 no registry to boot and no [[expect.…]]: a run would check nothing \
+                 (docs/scenarios.md)",
+            ));
+        }
         Ok(Scenario {
             source: self.source,
             name: f.scenario.name.unwrap_or(default_name),
@@ -658,7 +709,7 @@ impl Loader {
             }
             (Some(path), None) => {
                 let full = self.base_dir.join(path.get_ref());
-                let bytes = std::fs::read(&full).map_err(|e| {
+                let bytes = read_capped(&full, MAX_REGISTRY_BYTES).map_err(|e| {
                     self.err(
                         &path.span(),
                         "machine.registry",
@@ -1071,7 +1122,7 @@ impl Loader {
         name: &str,
     ) -> R<manifest::Provider> {
         let full = self.base_dir.join(path.get_ref());
-        let bytes = std::fs::read(&full).map_err(|e| {
+        let bytes = read_capped(&full, MAX_MANIFEST_BYTES).map_err(|e| {
             self.err(
                 &path.span(),
                 format!("{key}.manifest"),
@@ -2108,6 +2159,25 @@ impl Loader {
         }
         for (i, e) in f.expect.kernel.iter().enumerate() {
             self.expect_kernel(i, e, ctx, &mut out)?;
+        }
+        let e = &f.expect;
+        let tables = e.session.len()
+            + e.total.len()
+            + e.callbacks.len()
+            + e.file.len()
+            + e.journal.len()
+            + e.kernel.len()
+            + e.boot.len();
+        if tables > MAX_EXPECTATIONS {
+            return Err(self.source.error(
+                &(0..0),
+                "expect",
+                format!(
+                    "{} [[expect.…]] tables: at most {} in a scenario, all kinds together (docs/scenarios.md, Limits)",
+                    crate::file::thousands(tables),
+                    crate::file::thousands(MAX_EXPECTATIONS)
+                ),
+            ));
         }
         for (i, e) in f.expect.boot.iter().enumerate() {
             self.expect_boot(
