@@ -23,6 +23,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod capacity;
 pub mod testing;
 pub mod win32;
 

@@ -129,7 +129,7 @@ fn tracelogging_events_are_captured_decoded() {
     let r = cap.records();
     r.expect(
         Match::named("Counted")
-            .field("Count", 7)
+            .field("Count", 7u32)
             .field("Total", 1u64 << 40),
     )
     .once();
@@ -184,7 +184,7 @@ fn manifest_events_are_captured_decoded_with_the_given_manifest() {
     )
     .unwrap();
     let r = cap.records();
-    r.expect(Match::named("FileRead").field("Bytes", 4096))
+    r.expect(Match::named("FileRead").field("Bytes", 4096u32))
         .once();
     let bad = r.iter().nth(1).unwrap();
     assert!(bad.fields.is_empty());
