@@ -143,6 +143,7 @@ pub(crate) struct Machine {
     pub max_buffers_cap: Option<u32>,
     pub disk_free_bytes: Option<Number>,
     pub max_session_buffer_bytes: Option<Number>,
+    pub max_machine_buffer_bytes: Option<Number>,
     pub event_tick: Option<DurationValue>,
     pub realtime_backlog_buffers: Option<u32>,
     pub consumer_queue_buffers: Option<u32>,

@@ -40,6 +40,12 @@ pub const MAX_JOURNAL_CAPACITY: u32 = 10_000_000;
 /// The largest `[machine] max_session_buffer_bytes`: a scenario's sessions allocate their
 /// MinimumBuffers when they start, and this keeps one file from asking for all the memory.
 pub const MAX_SESSION_BUFFER_BYTES: u64 = 1 << 30;
+/// The default and the largest `[machine] max_machine_buffer_bytes`: all of a scenario's
+/// running sessions together hold at most this much buffer memory, so no file can make a run
+/// allocate more, however many sessions it starts. A session whose MinimumBuffers do not fit
+/// in what is left fails to start with `ERROR_NO_SYSTEM_RESOURCES` (1450), as StartTrace does
+/// when the nonpaged pool runs out.
+pub const MAX_MACHINE_BUFFER_BYTES: u64 = 4 << 30;
 /// The most `[[step]]` tables in one scenario (use a write's `count` for many events).
 pub const MAX_STEPS: usize = 100_000;
 /// The most `[[process]]` tables in one scenario.
@@ -770,6 +776,21 @@ impl Loader {
             }
             b = b.max_session_buffer_bytes(n.0);
         }
+        let machine_bytes = m
+            .max_machine_buffer_bytes
+            .map_or(MAX_MACHINE_BUFFER_BYTES, |n| n.0);
+        if machine_bytes > MAX_MACHINE_BUFFER_BYTES {
+            let at = self.section_span("machine").unwrap_or(0..0);
+            return Err(self.err(
+                &at,
+                "machine.max_machine_buffer_bytes",
+                format!(
+                    "at most {MAX_MACHINE_BUFFER_BYTES} bytes ({}) in a scenario",
+                    size_text(MAX_MACHINE_BUFFER_BYTES)
+                ),
+            ));
+        }
+        b = b.max_machine_buffer_bytes(machine_bytes);
         if let Some(d) = m.event_tick {
             b = b.event_tick((d.0.as_nanos() / 100) as u64);
         }
@@ -3013,5 +3034,22 @@ impl StepDef {
         set.into_iter()
             .filter_map(|(n, s)| s.then_some(n))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_machine_buffer_limit_reaches_the_kernel_with_its_default() {
+        let load = |machine: &str| {
+            let text = format!("[machine]\n{machine}\n[[step]]\nadvance = \"1ms\"\n");
+            let sc = Scenario::parse(&text, "t.toml", Path::new(".")).unwrap();
+            let k = sc.builder.clone().build().unwrap();
+            k.config().max_machine_buffer_bytes
+        };
+        assert_eq!(load(""), Some(MAX_MACHINE_BUFFER_BYTES));
+        assert_eq!(load("max_machine_buffer_bytes = 65536"), Some(65536));
     }
 }
