@@ -58,6 +58,7 @@
 pub mod abi;
 mod consumer;
 mod controller;
+pub mod crt;
 #[doc(hidden)]
 pub mod fuzzing;
 mod info;
@@ -66,6 +67,7 @@ mod parse;
 mod provider;
 mod state;
 mod strings;
+pub mod tdh;
 pub mod windows_sys;
 
 pub use consumer::{CloseTrace, OpenTraceA, OpenTraceW, ProcessTrace};
