@@ -591,6 +591,14 @@ impl Scenario {
             .sum()
     }
 
+    /// How many `[[step]]`s it has.
+    pub fn step_count(&self) -> usize {
+        self.actions
+            .iter()
+            .filter(|a| a.key.starts_with("step["))
+            .count()
+    }
+
     /// How many expectations it checks.
     pub fn expectation_count(&self) -> usize {
         self.expectations.len()
