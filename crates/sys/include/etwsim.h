@@ -1097,4 +1097,6 @@ ULONG etwsim_process_id(void);
 }
 #endif
 
+#include "tdh.h"
+
 #endif /* ETWSIM_H */
