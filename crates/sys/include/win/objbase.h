@@ -1,0 +1,2 @@
+/* objbase.h for etwsim-cc: the GUID part (StringFromGUID2, CLSIDFromString, IIDFromString, CoCreateGuid). */
+#include <windows.h>

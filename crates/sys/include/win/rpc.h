@@ -1,0 +1,2 @@
+/* rpc.h for etwsim-cc: UuidCreate (in windows.h). */
+#include <windows.h>

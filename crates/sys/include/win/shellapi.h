@@ -1,0 +1,2 @@
+/* shellapi.h for etwsim-cc: CommandLineToArgvW (in windows.h). */
+#include <windows.h>

@@ -1,0 +1,1 @@
+VersionHelpers.h
