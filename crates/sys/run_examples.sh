@@ -73,6 +73,30 @@ if [ "$count" -eq 0 ]; then
   exit 1
 fi
 
+# Windows programs built unchanged with the drivers (etwsim-cc / etwsim-c++: include/win,
+# the UTF-16 runtime, wmain): the runtime's checks (C, and C++ through etwsim-c++) with
+# their captured output, and the Windows-style session example (wmain through _tmain).
+ln -sf etwsim-cxx "$lib/etwsim-c++"
+wflags=(-Wall -Wextra -Werror -DUNICODE -D_UNICODE)
+"$lib/etwsim-cc" -std=c11 "${wflags[@]}" crates/sys/tests/win/crt_check.c -o "$out/crt_check_c"
+"$lib/etwsim-c++" -x c++ "${wflags[@]}" crates/sys/tests/win/crt_check.c -o "$out/crt_check_cxx"
+for t in crt_check_c crt_check_cxx; do
+  echo "== $t"
+  (cd "$out/run" && "${valgrind[@]}" "$out/$t") >"$out/$t.out"
+  diff -u crates/sys/tests/win/crt_check.expected "$out/$t.out"
+done
+# Under the C++ driver, libstdc++'s wide streams refuse to build, with the reason.
+if printf '#include <iostream>\nint main() { std::wcout << L"x"; }\n' |
+  "$lib/etwsim-c++" -x c++ - -o "$out/wcout" 2>/dev/null; then
+  echo "std::wcout compiled under etwsim-c++" >&2
+  exit 1
+fi
+for src in crates/sys/examples/win/*.c; do
+  name=$(basename "$src" .c)
+  "$lib/etwsim-cc" -std=c11 "${wflags[@]}" "$src" -o "$out/$name"
+  run "$name" "$out/$name"
+done
+
 if command -v python3 >/dev/null; then
   # Python itself is not checked for leaks: only the C programs run under valgrind.
   echo "== ctypes_session.py"

@@ -28,18 +28,29 @@ fn layout() -> Result<Layout, String> {
     for sys in sys_dirs {
         let include = sys.join("include");
         let crt0 = sys.join("crt/etwsim_crt0.c");
-        let libs = [sys.join("lib"), exe_dir.clone(), sys.join("../../target/release")];
+        let libs = [
+            sys.join("lib"),
+            exe_dir.clone(),
+            sys.join("../../target/release"),
+        ];
         let lib = libs.iter().find(|d| d.join("libetwsim_sys.so").is_file());
         tried.push(sys.display().to_string());
         if include.join("win/windows.h").is_file() && crt0.is_file() {
             let Some(lib) = lib else {
                 return Err(format!(
                     "libetwsim_sys.so is in none of {}; build it with `cargo build --release -p etwsim-sys`",
-                    libs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+                    libs.iter()
+                        .map(|d| d.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             };
             let canon = |p: PathBuf| p.canonicalize().unwrap_or(p);
-            return Ok(Layout { include: canon(include), crt0: canon(crt0), lib: canon(lib.clone()) });
+            return Ok(Layout {
+                include: canon(include),
+                crt0: canon(crt0),
+                lib: canon(lib.clone()),
+            });
         }
     }
     Err(format!(
@@ -61,7 +72,17 @@ pub(crate) fn main(name: &str, cxx: bool) -> ExitCode {
     let compiler = std::env::var(if cxx { "ETWSIM_CXX" } else { "ETWSIM_CC" })
         .unwrap_or_else(|_| (if cxx { "g++" } else { "gcc" }).to_owned());
     let only_compile = args.iter().any(|a| {
-        matches!(a.as_str(), "-c" | "-S" | "-E" | "-M" | "-MM" | "-fsyntax-only" | "--version" | "-v" | "-dumpversion")
+        matches!(
+            a.as_str(),
+            "-c" | "-S"
+                | "-E"
+                | "-M"
+                | "-MM"
+                | "-fsyntax-only"
+                | "--version"
+                | "-v"
+                | "-dumpversion"
+        )
     });
     let mut cmd = Command::new(&compiler);
     cmd.args([
@@ -73,7 +94,10 @@ pub(crate) fn main(name: &str, cxx: bool) -> ExitCode {
         "-D_M_AMD64=100",
         "-D_AMD64_",
     ]);
-    cmd.arg("-I").arg(l.include.join("win")).arg("-I").arg(&l.include);
+    cmd.arg("-I")
+        .arg(l.include.join("win"))
+        .arg("-I")
+        .arg(&l.include);
     if cxx {
         cmd.arg("-include").arg(l.include.join("win/etwsim_cxx.h"));
     }
@@ -100,7 +124,9 @@ pub(crate) fn main(name: &str, cxx: bool) -> ExitCode {
         }
         // `-x none`: a `-x c++` of the program's must not apply to the object.
         cmd.arg("-x").arg("none").arg(&obj);
-        cmd.arg("-L").arg(&l.lib).arg(format!("-Wl,-rpath,{}", l.lib.display()));
+        cmd.arg("-L")
+            .arg(&l.lib)
+            .arg(format!("-Wl,-rpath,{}", l.lib.display()));
         cmd.args(["-letwsim_sys", "-lpthread"]);
     } else {
         tmp = PathBuf::new();

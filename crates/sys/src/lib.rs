@@ -59,6 +59,7 @@ pub mod abi;
 mod consumer;
 mod controller;
 pub mod crt;
+pub mod win32;
 #[doc(hidden)]
 pub mod fuzzing;
 mod info;

@@ -116,7 +116,9 @@ pub unsafe extern "C" fn QueryPerformanceFrequency(out: *mut i64) -> i32 {
 }
 
 fn now_filetime() -> u64 {
-    let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
     (d.as_secs() + EPOCH_DIFF_S) * 10_000_000 + u64::from(d.subsec_nanos() / 100)
 }
 
@@ -131,7 +133,12 @@ pub unsafe extern "C" fn GetSystemTimeAsFileTime(out: *mut FileTime) {
     }
     let t = now_filetime();
     // SAFETY: writable (contract).
-    unsafe { *out = FileTime { low: t as u32, high: (t >> 32) as u32 } };
+    unsafe {
+        *out = FileTime {
+            low: t as u32,
+            high: (t >> 32) as u32,
+        }
+    };
 }
 
 /// Days from 1601-01-01 to a civil date (proleptic Gregorian).
@@ -216,7 +223,20 @@ pub unsafe extern "C" fn SystemTimeToFileTime(st: *const SystemTime16, ft: *mut 
     // SAFETY: readable (contract).
     let s = unsafe { *st };
     let leap = |y: u16| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let mdays = [31, if leap(s.year) { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let mdays = [
+        31,
+        if leap(s.year) { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
     if !(1601..=30827).contains(&s.year)
         || !(1..=12).contains(&s.month)
         || s.day == 0
@@ -235,7 +255,12 @@ pub unsafe extern "C" fn SystemTimeToFileTime(st: *const SystemTime16, ft: *mut 
         + u64::from(s.milliseconds);
     let t = ms * 10_000;
     // SAFETY: writable (contract).
-    unsafe { *ft = FileTime { low: t as u32, high: (t >> 32) as u32 } };
+    unsafe {
+        *ft = FileTime {
+            low: t as u32,
+            high: (t >> 32) as u32,
+        }
+    };
     1
 }
 
@@ -372,7 +397,9 @@ fn message(code: u32) -> Option<&'static str> {
         534 => "Arithmetic result exceeded 32 bits.",
         998 => "Invalid access to memory location.",
         1223 => "The operation was canceled by the user.",
-        1247 => "An attempt was made to perform an initialization operation when initialization has already been completed.",
+        1247 => {
+            "An attempt was made to perform an initialization operation when initialization has already been completed."
+        }
         1450 => "Insufficient system resources exist to complete the requested service.",
         1460 => "This operation returned because the timeout period expired.",
         1502 => "The event log file is full.",
@@ -380,7 +407,9 @@ fn message(code: u32) -> Option<&'static str> {
         2402 => "Active connections still exist.",
         4200 => "The GUID passed was not recognized as valid by a WMI data provider.",
         4201 => "The instance name passed was not recognized as valid by a WMI data provider.",
-        7007 => "The requested operation cannot be completed because the connection is being closed.",
+        7007 => {
+            "The requested operation cannot be completed because the connection is being closed."
+        }
         _ => return None,
     })
 }
@@ -537,13 +566,20 @@ fn parse_guid(s: &[u16]) -> Option<Guid> {
     }
     let hex = |r: std::ops::Range<usize>| {
         let t = std::str::from_utf8(&b[r]).ok()?;
-        t.bytes().all(|c| c.is_ascii_hexdigit()).then(|| u64::from_str_radix(t, 16).ok())?
+        t.bytes()
+            .all(|c| c.is_ascii_hexdigit())
+            .then(|| u64::from_str_radix(t, 16).ok())?
     };
     let mut d4 = [0u8; 8];
     for (i, o) in [19, 21, 24, 26, 28, 30, 32, 34].iter().enumerate() {
         d4[i] = hex(*o..*o + 2)? as u8;
     }
-    Some(Guid { d1: hex(0..8)? as u32, d2: hex(9..13)? as u16, d3: hex(14..18)? as u16, d4 })
+    Some(Guid {
+        d1: hex(0..8)? as u32,
+        d2: hex(9..13)? as u16,
+        d3: hex(14..18)? as u16,
+        d4,
+    })
 }
 
 /// # Safety
@@ -589,7 +625,10 @@ pub unsafe extern "C" fn IIDFromString(s: *const u16, out: *mut Guid) -> i32 {
 fn random_guid() -> Option<Guid> {
     use std::io::Read;
     let mut b = [0u8; 16];
-    std::fs::File::open("/dev/urandom").ok()?.read_exact(&mut b).ok()?;
+    std::fs::File::open("/dev/urandom")
+        .ok()?
+        .read_exact(&mut b)
+        .ok()?;
     b[6] = (b[6] & 0x0f) | 0x40; // version 4
     b[8] = (b[8] & 0x3f) | 0x80; // RFC 4122 variant
     let mut d4 = [0u8; 8];
@@ -628,7 +667,11 @@ pub unsafe extern "C" fn CoCreateGuid(out: *mut Guid) -> i32 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn UuidCreate(out: *mut Guid) -> i32 {
     // SAFETY: contract.
-    if unsafe { CoCreateGuid(out) } == 0 { 0 } else { 87 }
+    if unsafe { CoCreateGuid(out) } == 0 {
+        0
+    } else {
+        87
+    }
 }
 
 /// `ConvertSidToStringSidW`: `S-R-A-S1-…` in a LocalAlloc'ed string; FALSE with
@@ -687,14 +730,21 @@ unsafe impl Sync for WideArgs {}
 fn wide_args() -> &'static WideArgs {
     static ARGS: OnceLock<WideArgs> = OnceLock::new();
     ARGS.get_or_init(|| {
-        let args: Vec<String> =
-            std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
-        let mut storage: Vec<Vec<u16>> =
-            args.iter().map(|a| a.encode_utf16().chain([0]).collect()).collect();
+        let args: Vec<String> = std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let mut storage: Vec<Vec<u16>> = args
+            .iter()
+            .map(|a| a.encode_utf16().chain([0]).collect())
+            .collect();
         let mut ptrs: Vec<*mut u16> = storage.iter_mut().map(|v| v.as_mut_ptr()).collect();
         ptrs.push(std::ptr::null_mut());
         let line = args.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ");
-        WideArgs { _storage: storage, ptrs, line: line.encode_utf16().chain([0]).collect() }
+        WideArgs {
+            _storage: storage,
+            ptrs,
+            line: line.encode_utf16().chain([0]).collect(),
+        }
     })
 }
 
@@ -818,9 +868,15 @@ pub unsafe extern "C" fn CommandLineToArgvW(line: *const u16, argc: *mut c_int) 
         return std::ptr::null_mut();
     }
     // SAFETY: NUL-terminated (contract).
-    let text = if line.is_null() { &[][..] } else { unsafe { std::slice::from_raw_parts(line, crate::crt::etwsim_wcslen(line)) } };
+    let text = if line.is_null() {
+        &[][..]
+    } else {
+        unsafe { std::slice::from_raw_parts(line, crate::crt::etwsim_wcslen(line)) }
+    };
     let args = if text.is_empty() {
-        let exe = std::env::current_exe().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+        let exe = std::env::current_exe()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
         vec![exe.encode_utf16().collect()]
     } else {
         split_cmdline(text)
@@ -852,7 +908,11 @@ pub unsafe extern "C" fn CommandLineToArgvW(line: *const u16, argc: *mut c_int) 
 /// `_kbhit`: nonzero when a byte is waiting on standard input.
 #[unsafe(no_mangle)]
 pub extern "C" fn _kbhit() -> c_int {
-    let mut p = PollFd { fd: 0, events: 1, revents: 0 };
+    let mut p = PollFd {
+        fd: 0,
+        events: 1,
+        revents: 0,
+    };
     // SAFETY: one valid pollfd, no wait.
     let r = unsafe { poll(&mut p, 1, 0) };
     c_int::from(r > 0 && p.revents & 1 != 0)
@@ -876,7 +936,16 @@ mod tests {
 
     #[test]
     fn times_round_trip() {
-        let st = SystemTime16 { year: 2024, month: 2, day_of_week: 4, day: 29, hour: 13, minute: 5, second: 9, milliseconds: 7 };
+        let st = SystemTime16 {
+            year: 2024,
+            month: 2,
+            day_of_week: 4,
+            day: 29,
+            hour: 13,
+            minute: 5,
+            second: 9,
+            milliseconds: 7,
+        };
         let mut ft = FileTime::default();
         // SAFETY: valid pointers.
         assert_eq!(unsafe { SystemTimeToFileTime(&st, &mut ft) }, 1);
@@ -884,7 +953,11 @@ mod tests {
         // SAFETY: valid pointers.
         assert_eq!(unsafe { FileTimeToSystemTime(&ft, &mut back) }, 1);
         assert_eq!(back, st);
-        let bad = SystemTime16 { month: 2, day: 30, ..st };
+        let bad = SystemTime16 {
+            month: 2,
+            day: 30,
+            ..st
+        };
         // SAFETY: valid pointers.
         assert_eq!(unsafe { SystemTimeToFileTime(&bad, &mut ft) }, 0);
         // 1601-01-01 00:00 is FILETIME 0.
@@ -893,7 +966,9 @@ mod tests {
 
     #[test]
     fn guids_and_command_lines() {
-        let s: Vec<u16> = "{5DD3A0A1-0000-4000-8000-0000000000AB}\0".encode_utf16().collect();
+        let s: Vec<u16> = "{5DD3A0A1-0000-4000-8000-0000000000AB}\0"
+            .encode_utf16()
+            .collect();
         let mut g = Guid::default();
         // SAFETY: valid pointers.
         assert_eq!(unsafe { CLSIDFromString(s.as_ptr(), &mut g) }, 0);
@@ -904,7 +979,10 @@ mod tests {
         // SAFETY: 38 is too small.
         assert_eq!(unsafe { StringFromGUID2(&g, out.as_mut_ptr(), 38) }, 0);
         let line: Vec<u16> = r#"prog.exe "a b" c\"d e\\"#.encode_utf16().collect();
-        let args: Vec<String> = split_cmdline(&line).iter().map(|a| String::from_utf16(a).unwrap()).collect();
+        let args: Vec<String> = split_cmdline(&line)
+            .iter()
+            .map(|a| String::from_utf16(a).unwrap())
+            .collect();
         assert_eq!(args, ["prog.exe", "a b", "c\"d", "e\\\\"]);
     }
 }
