@@ -45,16 +45,15 @@ pub(crate) fn run(
     }
 }
 
-/// Writes the report of `input` (a scenario or an `.etl` file) to `output`.
+/// Writes the report of `input` (a scenario or an `.etl` file) to `output`, never over one
+/// of its inputs, whole or not at all.
 pub(crate) fn report(
     input: &Path,
     output: &Path,
     manifests: &[PathBuf],
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
-    let manifests =
-        report::load_manifests(manifests).map_err(|e| Failure::failed(e.to_string()))?;
-    let summary = report::write_report(input, output, &manifests)
+    let summary = report::write_report_with(input, output, manifests)
         .map_err(|e| Failure::failed(e.to_string()))?;
     let verdict = match summary.passed {
         Some(true) => "; its expectations hold",

@@ -245,3 +245,92 @@ fn an_empty_scenario_is_an_error_not_a_pass() {
     );
     assert!(!dir.join("e.html").exists());
 }
+
+#[test]
+fn report_refuses_an_output_that_is_one_of_its_inputs() {
+    let dir = scratch("report-overwrite");
+    ok(
+        &dir,
+        &["run", &example("burst_loss.toml"), "--out", "files"],
+    );
+    for f in ["keywords.toml", "keywords.man", "burst_loss.toml"] {
+        std::fs::copy(examples().join(f), dir.join(f)).unwrap();
+    }
+    let etl = std::fs::read(dir.join("files/burst.etl")).unwrap();
+    let toml = std::fs::read(dir.join("burst_loss.toml")).unwrap();
+    let man = std::fs::read(dir.join("keywords.man")).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("files/burst.etl", dir.join("link.etl")).unwrap();
+        std::fs::hard_link(dir.join("files/burst.etl"), dir.join("hard.etl")).unwrap();
+    }
+    let mut cases: Vec<Vec<&str>> = vec![
+        vec!["report", "files/burst.etl", "-o", "files/burst.etl"],
+        vec![
+            "report",
+            "files/burst.etl",
+            "-o",
+            "./files/../files/burst.etl",
+        ],
+        vec!["report", "burst_loss.toml", "-o", "burst_loss.toml"],
+        vec![
+            "report",
+            "files/burst.etl",
+            "-m",
+            "keywords.man",
+            "-o",
+            "keywords.man",
+        ],
+        // The scenario's own manifest is one of its inputs too.
+        vec!["report", "keywords.toml", "-o", "keywords.man"],
+    ];
+    if cfg!(unix) {
+        cases.push(vec!["report", "files/burst.etl", "-o", "link.etl"]);
+        cases.push(vec!["report", "files/burst.etl", "-o", "hard.etl"]);
+        cases.push(vec!["report", "link.etl", "-o", "files/burst.etl"]);
+    }
+    for args in cases {
+        let (_, line) = fails(&dir, &args, 1, "refusing to write");
+        assert!(line.contains("it is the input"), "{line}");
+    }
+    assert_eq!(std::fs::read(dir.join("files/burst.etl")).unwrap(), etl);
+    assert_eq!(std::fs::read(dir.join("burst_loss.toml")).unwrap(), toml);
+    assert_eq!(std::fs::read(dir.join("keywords.man")).unwrap(), man);
+    // Nothing was left behind: no page, no temporary file.
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    left.sort();
+    let mut expected = vec!["burst_loss.toml", "files", "keywords.man", "keywords.toml"];
+    if cfg!(unix) {
+        expected.extend(["hard.etl", "link.etl"]);
+        expected.sort();
+    }
+    assert_eq!(left, expected);
+    // A new name is fine, and a page written over an old page replaces it.
+    ok(&dir, &["report", "files/burst.etl", "-o", "page.html"]);
+    ok(&dir, &["report", "burst_loss.toml", "-o", "page.html"]);
+    let html = std::fs::read_to_string(dir.join("page.html")).unwrap();
+    assert!(
+        html.contains("etwsim scenario"),
+        "the second page replaced the first"
+    );
+}
+
+#[test]
+fn run_refuses_to_write_a_session_file_over_its_scenario() {
+    let dir = scratch("run-overwrite");
+    let text = "[[session]]\nname = \"S\"\nlog_file = \"self.toml\"\n";
+    std::fs::write(dir.join("self.toml"), text).unwrap();
+    fails(
+        &dir,
+        &["run", "self.toml", "--out", "."],
+        1,
+        "refusing to write",
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("self.toml")).unwrap(),
+        text
+    );
+}

@@ -55,6 +55,17 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// An output path names one of the command's inputs (the same file, by path, link or
+    /// inode): writing it would destroy the input ([`files::refuse_overwrite`]).
+    ///
+    /// [`files::refuse_overwrite`]: crate::files::refuse_overwrite
+    #[error("refusing to write {}: it is the input {}, which writing would destroy", output.display(), input.display())]
+    OutputIsInput {
+        /// The output as given.
+        output: PathBuf,
+        /// The input it names, as given.
+        input: PathBuf,
+    },
     /// An `.etl` file given to the report could not be read.
     #[error("cannot read {}: {source}", path.display())]
     Etl {

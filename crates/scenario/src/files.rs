@@ -1,13 +1,44 @@
-//! Reading inputs safely: every input read with a size cap.
+//! Reading inputs and writing outputs safely: every input read with a size cap, no output
+//! that names an input, and every output written whole or not at all.
 //!
-//! [`read_capped`] reads a file up to a cap and fails past it, so `/dev/zero` or a runaway
-//! file costs at most the cap in time and memory. The caps of the files a scenario reads are
-//! [`MAX_SCENARIO_BYTES`](crate::MAX_SCENARIO_BYTES),
-//! [`MAX_REGISTRY_BYTES`](crate::MAX_REGISTRY_BYTES) and
-//! [`MAX_MANIFEST_BYTES`](crate::MAX_MANIFEST_BYTES).
+//! * [`read_capped`] reads a file up to a cap and fails past it, so `/dev/zero` or a
+//!   runaway file costs at most the cap in time and memory. The caps of the files a scenario
+//!   reads are [`MAX_SCENARIO_BYTES`](crate::MAX_SCENARIO_BYTES),
+//!   [`MAX_REGISTRY_BYTES`](crate::MAX_REGISTRY_BYTES) and
+//!   [`MAX_MANIFEST_BYTES`](crate::MAX_MANIFEST_BYTES).
+//! * [`refuse_overwrite`] refuses an output path that names one of the inputs — the same
+//!   path, another spelling of it, a symbolic link to it, or (on Unix) a hard link to it —
+//!   before anything is written, so `report F.etl -o F.etl` cannot replace its own input.
+//! * [`AtomicFile`] writes into a temporary file in the destination's folder and renames it
+//!   into place on [`commit`](AtomicFile::commit); dropped before that, it removes the
+//!   temporary file. A command that fails half-way leaves the destination as it was.
+//!
+//! `etwsim report`, `etwsim run --out` ([`Outcome::write_files`](crate::Outcome::write_files))
+//! and `etwsim export` use them.
+//!
+//! ```
+//! use etwsim_scenario::files::{AtomicFile, refuse_overwrite};
+//! use std::io::Write;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let input = dir.path().join("in.etl");
+//! std::fs::write(&input, b"input")?;
+//! // The input itself, however it is spelt, is refused as an output.
+//! assert!(refuse_overwrite(&dir.path().join("./in.etl"), &[&input]).is_err());
+//!
+//! let page = dir.path().join("page.html");
+//! refuse_overwrite(&page, &[&input])?;
+//! let mut out = AtomicFile::create(&page)?;
+//! out.write_all(b"<!DOCTYPE html>")?;
+//! assert!(!page.exists(), "nothing is there until the commit");
+//! out.commit()?;
+//! assert_eq!(std::fs::read(&page)?, b"<!DOCTYPE html>");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-use std::io::{self, Read};
-use std::path::Path;
+use crate::Error;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
 
 /// A size for people: `16 MiB`, `1.5 KiB`, `300 bytes`.
 pub(crate) fn size_text(bytes: u64) -> String {
@@ -51,6 +82,138 @@ fn too_large(cap: u64) -> io::Error {
         io::ErrorKind::FileTooLarge,
         format!("larger than {}, the most this input may be", size_text(cap)),
     )
+}
+
+/// What identifies a file: its canonical path and, on Unix, its device and inode.
+#[derive(Debug, PartialEq, Eq)]
+struct Identity {
+    path: PathBuf,
+    #[cfg(unix)]
+    inode: Option<(u64, u64)>,
+}
+
+impl Identity {
+    /// The identity of an existing file, `None` when it does not exist (or cannot be
+    /// reached: then it cannot be overwritten through this path either).
+    fn of(path: &Path) -> Option<Identity> {
+        let canonical = std::fs::canonicalize(path).ok()?;
+        Some(Identity {
+            #[cfg(unix)]
+            inode: std::fs::metadata(&canonical).ok().map(|m| {
+                use std::os::unix::fs::MetadataExt;
+                (m.dev(), m.ino())
+            }),
+            path: canonical,
+        })
+    }
+
+    fn same_file(&self, other: &Identity) -> bool {
+        #[cfg(unix)]
+        if let (Some(a), Some(b)) = (self.inode, other.inode) {
+            return a == b;
+        }
+        self.path == other.path
+    }
+}
+
+/// Refuses an `output` that names one of `inputs`: compared by canonical path (so `./x`,
+/// `a/../x` and symbolic links are caught) and, on Unix, by device and inode (so hard links
+/// are too). An output that does not exist yet names no input. Call it before writing
+/// anything.
+///
+/// # Errors
+/// [`Error::OutputIsInput`] naming both paths.
+pub fn refuse_overwrite(output: &Path, inputs: &[&Path]) -> Result<(), Error> {
+    let Some(out) = Identity::of(output) else {
+        return Ok(());
+    };
+    for input in inputs {
+        if Identity::of(input).is_some_and(|i| i.same_file(&out)) {
+            return Err(Error::OutputIsInput {
+                output: output.to_path_buf(),
+                input: input.to_path_buf(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A file written whole or not at all: the bytes go to a temporary file in the
+/// destination's folder, which [`commit`](Self::commit) renames over the destination (a
+/// rename within one folder, atomic on the file systems etwsim runs on). Dropped without a
+/// commit — an error, a panic — it removes the temporary file and leaves the destination as
+/// it was. The file is created with the permissions `File::create` gives (`0o666` less the
+/// umask on Unix).
+#[derive(Debug)]
+pub struct AtomicFile {
+    temp: tempfile::NamedTempFile,
+    path: PathBuf,
+}
+
+impl AtomicFile {
+    /// Starts writing `path`: creates the temporary file beside it.
+    ///
+    /// # Errors
+    /// When the temporary file cannot be created in `path`'s folder (missing, read-only).
+    pub fn create(path: impl AsRef<Path>) -> io::Result<AtomicFile> {
+        let path = path.as_ref();
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let name = path
+            .file_name()
+            .map_or_else(|| "output".into(), |n| n.to_string_lossy());
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        Ok(AtomicFile {
+            temp: builder.tempfile_in(dir)?,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The destination.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Flushes the bytes and renames the temporary file over the destination.
+    ///
+    /// # Errors
+    /// When the bytes cannot be flushed or the rename fails (the temporary file is then
+    /// removed).
+    pub fn commit(mut self) -> io::Result<()> {
+        self.temp.flush()?;
+        self.temp.persist(&self.path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.temp.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.temp.write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.temp.flush()
+    }
+}
+
+/// Writes `bytes` to `path` through an [`AtomicFile`].
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut f = AtomicFile::create(path)?;
+    f.write_all(bytes)?;
+    f.commit()
 }
 
 #[cfg(test)]

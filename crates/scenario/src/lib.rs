@@ -21,7 +21,7 @@
 //! | [`output`] | the outcome as text, or as JSON Lines (`seq`, `time`, `kind` and fields per journal entry) |
 //! | [`report`] | the HTML report (timeline per session and CPU, enable slots, counters, event detail) |
 //! | [`Error`], [`Located`] | what is wrong, and where: file, line, column, key |
-//! | [`files`] | inputs read with a size cap |
+//! | [`files`] | inputs read with a size cap, outputs that never name an input, written whole or not at all |
 //!
 //! # Example
 //!

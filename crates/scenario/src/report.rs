@@ -1303,20 +1303,60 @@ pub struct ReportSummary {
 }
 
 /// Writes the report of `input` — a scenario (`.toml`: loaded and run) or an `.etl` file —
-/// to `output`.
+/// to `output`; [`write_report_with`] with no manifest files named.
 ///
 /// # Errors
-/// The scenario's or the file's error; [`Error::Io`] if `output` cannot be written.
+/// As [`write_report_with`].
 pub fn write_report(
     input: &Path,
     output: &Path,
     manifests: &[Manifest],
 ) -> Result<ReportSummary, Error> {
+    report(input, output, manifests, &[])
+}
+
+/// Writes the report of `input` — a scenario (`.toml`: loaded and run) or an `.etl` file,
+/// whose events the manifests at `manifests` decode — to `output`.
+///
+/// Nothing is written over an input: an `output` that names `input`, a manifest, or a file
+/// the scenario reads (its registry, its manifests) is refused before anything is written
+/// ([`files::refuse_overwrite`](crate::files::refuse_overwrite)). The page is written to a
+/// temporary file beside `output` and renamed into place ([`files::AtomicFile`]), so a
+/// failure leaves no half-written page.
+///
+/// [`files::AtomicFile`]: crate::files::AtomicFile
+///
+/// # Errors
+/// [`Error::OutputIsInput`]; the scenario's, a manifest's or the file's error;
+/// [`Error::Io`] if `output` cannot be written.
+pub fn write_report_with(
+    input: &Path,
+    output: &Path,
+    manifests: &[std::path::PathBuf],
+) -> Result<ReportSummary, Error> {
+    let mut inputs: Vec<&Path> = vec![input];
+    inputs.extend(manifests.iter().map(|p| p.as_path()));
+    crate::files::refuse_overwrite(output, &inputs)?;
+    let loaded = load_manifests(manifests)?;
+    report(input, output, &loaded, manifests)
+}
+
+fn report(
+    input: &Path,
+    output: &Path,
+    manifests: &[Manifest],
+    manifest_paths: &[std::path::PathBuf],
+) -> Result<ReportSummary, Error> {
+    let mut inputs: Vec<&Path> = vec![input];
+    inputs.extend(manifest_paths.iter().map(|p| p.as_path()));
+    crate::files::refuse_overwrite(output, &inputs)?;
     let is_scenario = input
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
     let (html, events, passed) = if is_scenario {
         let sc = Scenario::load(input)?;
+        let read: Vec<&Path> = sc.input_files().iter().map(|p| p.as_path()).collect();
+        crate::files::refuse_overwrite(output, &read)?;
         let outcome = sc.run();
         let page = scenario_page(&sc, &outcome);
         (render(&page), page.details.len(), Some(outcome.passed()))
@@ -1329,7 +1369,7 @@ pub fn write_report(
         let page = etl_page(input, bytes, manifests)?;
         (render(&page), page.details.len(), None)
     };
-    std::fs::write(output, &html).map_err(|source| Error::Io {
+    crate::files::write_atomic(output, html.as_bytes()).map_err(|source| Error::Io {
         what: "cannot write",
         path: output.to_path_buf(),
         source,

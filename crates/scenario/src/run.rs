@@ -70,6 +70,10 @@ pub struct Outcome {
     /// What each boot did, for a machine booted from a registry (`[machine] registry`): the
     /// first boot, then one per `reboot` step. Empty otherwise.
     pub boots: Vec<BootReport>,
+    /// The files the run read: the scenario's own (when it was loaded from a file), its
+    /// registry and its manifests. [`write_files`](Self::write_files) writes over none of
+    /// them.
+    pub inputs: Vec<PathBuf>,
 }
 
 /// One kernel (MOF) event a session recorded or delivered, decoded.
@@ -227,17 +231,22 @@ impl Outcome {
 
     /// Writes the files the sessions wrote into `dir` (created if missing), each under its
     /// log-file name; folders in the name are kept below `dir`, and a root, a drive or `..`
-    /// is dropped, so nothing lands outside `dir`. Returns the paths written.
+    /// is dropped, so nothing lands outside `dir`. Each file is written whole or not at all
+    /// ([`files::AtomicFile`](crate::files::AtomicFile)): a failure leaves no half-written
+    /// file. Returns the paths written.
     ///
     /// # Errors
-    /// [`Error::Io`] naming the file or folder that could not be written.
+    /// [`Error::OutputIsInput`] (before anything is written) when a file would land on one
+    /// of [`inputs`](Self::inputs); [`Error::Io`] naming the file or folder that could not be
+    /// written.
     pub fn write_files(&self, dir: &Path) -> Result<Vec<PathBuf>, Error> {
         let io = |what, path: &Path| {
             let path = path.to_path_buf();
             move |source| Error::Io { what, path, source }
         };
-        std::fs::create_dir_all(dir).map_err(io("cannot create folder", dir))?;
-        let mut written = Vec::new();
+        // Every destination first, each checked against the inputs, so nothing is written
+        // when one of them would overwrite an input.
+        let mut plan = Vec::new();
         for f in &self.files {
             let rel: PathBuf = f
                 .path
@@ -248,10 +257,17 @@ impl Outcome {
                 continue;
             }
             let dest = dir.join(rel);
+            let inputs: Vec<&Path> = self.inputs.iter().map(PathBuf::as_path).collect();
+            crate::files::refuse_overwrite(&dest, &inputs)?;
+            plan.push((dest, f));
+        }
+        std::fs::create_dir_all(dir).map_err(io("cannot create folder", dir))?;
+        let mut written = Vec::new();
+        for (dest, f) in plan {
             if let Some(parent) = dest.parent() {
                 std::fs::create_dir_all(parent).map_err(io("cannot create folder", parent))?;
             }
-            std::fs::write(&dest, &f.bytes).map_err(io("cannot write", &dest))?;
+            crate::files::write_atomic(&dest, &f.bytes).map_err(io("cannot write", &dest))?;
             written.push(dest);
         }
         Ok(written)
@@ -1234,6 +1250,13 @@ impl<'a> Runner<'a> {
             end_time: kernel.map_or(0, |k| k.now().as_nanos() as u64 / 100),
             aborted: self.aborted,
             boots: self.boots,
+            inputs: self
+                .sc
+                .path
+                .iter()
+                .chain(&self.sc.inputs)
+                .cloned()
+                .collect(),
         };
         outcome.expectations = expect::check(self.sc, &outcome, &file_counts);
         outcome

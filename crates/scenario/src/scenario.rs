@@ -89,6 +89,10 @@ pub struct Scenario {
     pub(crate) sessions: Vec<SessSpec>,
     pub(crate) actions: Vec<Action>,
     pub(crate) expectations: Vec<Expectation>,
+    /// The files the scenario read besides itself: its registry, its manifests.
+    pub(crate) inputs: Vec<PathBuf>,
+    /// The scenario's own file, when it was loaded from one.
+    pub(crate) path: Option<PathBuf>,
 }
 
 #[derive(Debug)]
@@ -525,7 +529,9 @@ impl Scenario {
             )
         })?;
         let base = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
-        Scenario::parse(&text, &name, &base)
+        let mut sc = Scenario::parse(&text, &name, &base)?;
+        sc.path = Some(path.to_path_buf());
+        Ok(sc)
     }
 
     /// Parses and checks scenario text; `name` names it in errors, `base_dir` is where
@@ -602,6 +608,13 @@ impl Scenario {
     /// How many expectations it checks.
     pub fn expectation_count(&self) -> usize {
         self.expectations.len()
+    }
+
+    /// The files the scenario read besides itself — its `[machine] registry` and its
+    /// providers' manifests — as their paths were joined to its folder: what an output
+    /// must not overwrite.
+    pub fn input_files(&self) -> &[PathBuf] {
+        &self.inputs
     }
 }
 
@@ -692,7 +705,21 @@ impl Loader {
                  (docs/scenarios.md)",
             ));
         }
+        let inputs = f
+            .machine
+            .registry
+            .iter()
+            .map(|r| self.base_dir.join(r.get_ref()))
+            .chain(
+                f.provider
+                    .iter()
+                    .filter_map(|p| p.get_ref().manifest.as_ref())
+                    .map(|m| self.base_dir.join(m.get_ref())),
+            )
+            .collect();
         Ok(Scenario {
+            inputs,
+            path: None,
             source: self.source,
             name: f.scenario.name.unwrap_or(default_name),
             description: f.scenario.description,
