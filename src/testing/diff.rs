@@ -125,7 +125,7 @@ fn first_line_diff(a: &str, b: &str) -> String {
             (x, y) if x == y => {
                 let line = t(x);
                 if line.contains(':') {
-                    context = line.trim_end_matches(['[', '{', ' ']).to_string();
+                    context = line.trim_end_matches(['[', '{', ' ', ':']).to_string();
                 }
             }
             (x, y) => {
