@@ -1,10 +1,22 @@
 //! `etwsim run` and `etwsim report`: the work is `etwsim-scenario`'s; this turns its outcome
 //! into output, an exit status and one line for people.
+//!
+//! A scenario that boots from a registry runs in a folder of its own inside the command's
+//! scratch folder ([`crate::scratch`]), which the command removes when it ends or is stopped.
+//! Neither command writes over one of its inputs (`etwsim_scenario::files`), and both write
+//! each file whole or not at all.
 
 use crate::{Failure, RunFormat};
-use etwsim_scenario::{Scenario, output, report};
+use etwsim_scenario::{RunOptions, Scenario, output, report};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// The run options of a scenario command: its scratch folders in the command's own.
+fn run_options() -> Result<RunOptions, Failure> {
+    let dir = crate::scratch::dir()
+        .map_err(|e| Failure::failed(format!("cannot make a scratch folder: {e}")))?;
+    Ok(RunOptions::new().scratch(dir))
+}
 
 /// Runs the scenario `file`, prints its outcome, writes its files into `dir`; fails naming
 /// the step that failed or the first expectation that did not hold.
@@ -15,7 +27,11 @@ pub(crate) fn run(
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
     let scenario = Scenario::load(file).map_err(|e| Failure::failed(e.to_string()))?;
-    let outcome = scenario.run();
+    let options = match scenario.boots_from_registry() {
+        true => run_options()?,
+        false => RunOptions::new(),
+    };
+    let outcome = scenario.run_with(&options);
     let text = match format {
         RunFormat::Text => output::outcome_text(&outcome),
         RunFormat::Json => output::outcome_json_lines(&outcome),
@@ -53,7 +69,14 @@ pub(crate) fn report(
     manifests: &[PathBuf],
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
-    let summary = report::write_report_with(input, output, manifests)
+    let is_scenario = input
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    let options = match is_scenario {
+        true => run_options()?,
+        false => RunOptions::new(),
+    };
+    let summary = report::write_report_with(input, output, manifests, &options)
         .map_err(|e| Failure::failed(e.to_string()))?;
     let verdict = match summary.passed {
         Some(true) => "; its expectations hold",

@@ -1303,7 +1303,8 @@ pub struct ReportSummary {
 }
 
 /// Writes the report of `input` — a scenario (`.toml`: loaded and run) or an `.etl` file —
-/// to `output`; [`write_report_with`] with no manifest files named.
+/// to `output`; [`write_report_with`] with no manifest files named and the default
+/// [`RunOptions`](crate::RunOptions).
 ///
 /// # Errors
 /// As [`write_report_with`].
@@ -1312,11 +1313,11 @@ pub fn write_report(
     output: &Path,
     manifests: &[Manifest],
 ) -> Result<ReportSummary, Error> {
-    report(input, output, manifests, &[])
+    report(input, output, manifests, &[], &crate::RunOptions::default())
 }
 
-/// Writes the report of `input` — a scenario (`.toml`: loaded and run) or an `.etl` file,
-/// whose events the manifests at `manifests` decode — to `output`.
+/// Writes the report of `input` — a scenario (`.toml`: loaded and run with `run`) or an
+/// `.etl` file, whose events the manifests at `manifests` decode — to `output`.
 ///
 /// Nothing is written over an input: an `output` that names `input`, a manifest, or a file
 /// the scenario reads (its registry, its manifests) is refused before anything is written
@@ -1333,12 +1334,13 @@ pub fn write_report_with(
     input: &Path,
     output: &Path,
     manifests: &[std::path::PathBuf],
+    run: &crate::RunOptions,
 ) -> Result<ReportSummary, Error> {
     let mut inputs: Vec<&Path> = vec![input];
     inputs.extend(manifests.iter().map(|p| p.as_path()));
     crate::files::refuse_overwrite(output, &inputs)?;
     let loaded = load_manifests(manifests)?;
-    report(input, output, &loaded, manifests)
+    report(input, output, &loaded, manifests, run)
 }
 
 fn report(
@@ -1346,6 +1348,7 @@ fn report(
     output: &Path,
     manifests: &[Manifest],
     manifest_paths: &[std::path::PathBuf],
+    run: &crate::RunOptions,
 ) -> Result<ReportSummary, Error> {
     let mut inputs: Vec<&Path> = vec![input];
     inputs.extend(manifest_paths.iter().map(|p| p.as_path()));
@@ -1357,7 +1360,7 @@ fn report(
         let sc = Scenario::load(input)?;
         let read: Vec<&Path> = sc.input_files().iter().map(|p| p.as_path()).collect();
         crate::files::refuse_overwrite(output, &read)?;
-        let outcome = sc.run();
+        let outcome = sc.run_with(run);
         let page = scenario_page(&sc, &outcome);
         (render(&page), page.details.len(), Some(outcome.passed()))
     } else {

@@ -274,11 +274,43 @@ impl Outcome {
     }
 }
 
+/// How to run a scenario ([`Scenario::run_with`]).
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct RunOptions {
+    /// The folder in which a run booted from a registry makes its private scratch folder —
+    /// the host folder that stands for the machine's drives, removed when the run ends;
+    /// `None`: the system's temporary folder. A command passes a folder of its own, which it
+    /// removes if it is stopped before the run ends.
+    pub scratch: Option<PathBuf>,
+}
+
+impl RunOptions {
+    /// The defaults: scratch folders in the system's temporary folder.
+    pub fn new() -> RunOptions {
+        RunOptions::default()
+    }
+
+    /// Scratch folders go in `dir` (created if missing).
+    pub fn scratch(mut self, dir: impl Into<PathBuf>) -> RunOptions {
+        self.scratch = Some(dir.into());
+        self
+    }
+}
+
 impl Scenario {
     /// Runs the scenario on a fresh deterministic kernel and checks its expectations. The
     /// same scenario gives the same outcome every time.
     pub fn run(&self) -> Outcome {
-        Runner::new(self).run()
+        self.run_with(&RunOptions::default())
+    }
+
+    /// [`run`](Self::run) with `options`. A machine booted from a registry gets a scratch
+    /// folder of its own (no two runs share one, even at the same time), removed when the
+    /// run ends; its files stay on the kernel's virtual disk. A scratch folder that cannot
+    /// be made aborts the run at `machine.registry`, saying why.
+    pub fn run_with(&self, options: &RunOptions) -> Outcome {
+        Runner::new(self).run(options)
     }
 }
 
@@ -307,6 +339,9 @@ pub(crate) struct Runner<'a> {
     pub slots: SlotSnapshot,
     pub aborted: Option<StepFailure>,
     machine: Option<Machine>,
+    /// The host folder that stands for a booted machine's drives: private to this run,
+    /// removed with the runner.
+    scratch: Option<tempfile::TempDir>,
     boot_root: Option<PathBuf>,
     pub boots: Vec<BootReport>,
     /// Open file handles and files between Cleanup and Close, by the loader's handle index.
@@ -324,12 +359,73 @@ enum FileSlot {
     Closing(ClosingFile),
 }
 
-/// The host folder that stands for a booted machine's drives (`BootOptions::root`): boot
-/// creates `C\Windows\System32\LogFiles\WMI` in it (a log file's folder must exist on the
-/// host, SES-28); the files themselves stay on the virtual disk. One fixed folder, so every
-/// run names its files the same way; only empty folders are left in it.
-fn boot_root() -> PathBuf {
-    std::env::temp_dir().join("etwsim-scenario-machine")
+/// Makes the host folder that stands for a booted machine's drives (`BootOptions::root`):
+/// boot creates `C\Windows\System32\LogFiles\WMI` in it (a log file's folder must exist on
+/// the host, SES-28); the files themselves stay on the virtual disk. A new folder for every
+/// run, in `parent` (else the system's temporary folder), so runs at the same time never
+/// share one; it is removed when the run ends.
+fn make_scratch(parent: Option<&Path>) -> std::io::Result<tempfile::TempDir> {
+    let mut b = tempfile::Builder::new();
+    b.prefix("etwsim-scenario-");
+    match parent {
+        Some(p) => {
+            std::fs::create_dir_all(p)?;
+            b.tempdir_in(p)
+        }
+        None => b.tempdir(),
+    }
+}
+
+/// A boot's report with the run's scratch folder taken out of it, so it reads the same in
+/// every run: host files relative to the machine's root (the folder is gone once the run
+/// ends: the files are on the virtual disk), and the folder's name in messages replaced by
+/// `<machine root>`.
+fn portable_report(report: &mut BootReport, root: &Path) {
+    let shown = root.display().to_string();
+    let text = |t: &mut String| {
+        if t.contains(&shown) {
+            *t = t.replace(&shown, "<machine root>");
+        }
+    };
+    report.notes.iter_mut().for_each(text);
+    for s in &mut report.sessions {
+        if let Some(h) = &mut s.host_file {
+            if let Ok(rel) = h.strip_prefix(root) {
+                *h = rel.to_path_buf();
+            }
+        }
+        if let Some(why) = &mut s.why {
+            text(why);
+        }
+        s.overrides.iter_mut().for_each(text);
+        if let Some(f) = s.in_force.as_mut().and_then(|p| p.log_file.as_mut()) {
+            text(f);
+        }
+    }
+}
+
+/// A booted session's file as Windows writes it: its header's LogFileName is the Windows
+/// path (`C:\Windows\…`), not the host folder that stood for the drive — which is a new
+/// folder for every run, so the bytes would otherwise differ from run to run. Only a header
+/// that decodes and encodes back to the very same bytes is rewritten.
+fn windows_header(bytes: &mut [u8], windows_name: &str) {
+    let Ok(header) = etwsim::etl::LogfileHeader::decode_buffer(bytes, 0) else {
+        return;
+    };
+    let size = header.buffer_size as usize;
+    if header.log_file_name == windows_name || bytes.len() < size {
+        return;
+    }
+    if header.encode_buffer().ok().as_deref() != Some(&bytes[..size]) {
+        return;
+    }
+    let mut renamed = header;
+    renamed.log_file_name = windows_name.to_string();
+    if let Ok(buf0) = renamed.encode_buffer() {
+        if buf0.len() == size {
+            bytes[..size].copy_from_slice(&buf0);
+        }
+    }
 }
 
 /// A virtual-disk path under the boot root as the Windows path it stands for
@@ -372,6 +468,7 @@ impl<'a> Runner<'a> {
             slots: SlotSnapshot::default(),
             aborted: None,
             machine: None,
+            scratch: None,
             boot_root: None,
             boots: Vec::new(),
             files: HashMap::new(),
@@ -383,6 +480,10 @@ impl<'a> Runner<'a> {
 
     /// Notes the sessions a boot started, for the outcome's sessions.
     fn booted(&mut self, report: &BootReport) {
+        let mut report = report.clone();
+        if let Some(root) = &self.boot_root {
+            portable_report(&mut report, root);
+        }
         self.boots.push(report.clone());
         for s in report.sessions.iter().filter(|s| s.started()) {
             if self.session_index(&s.name).is_none() {
@@ -401,7 +502,7 @@ impl<'a> Runner<'a> {
         }
     }
 
-    fn run(mut self) -> Outcome {
+    fn run(mut self, options: &RunOptions) -> Outcome {
         match &self.sc.registry {
             None => match self.sc.builder.clone().build() {
                 Ok(k) => self.kernel = Some(k),
@@ -412,25 +513,36 @@ impl<'a> Runner<'a> {
                 ),
             },
             Some(registry) => {
-                let root = boot_root();
-                let booted = std::fs::create_dir_all(&root)
-                    .map_err(|e| format!("cannot create {}: {e}", root.display()))
-                    .and_then(|()| {
+                let booted = make_scratch(options.scratch.as_deref())
+                    .map_err(|e| {
+                        let parent = options.scratch.clone().unwrap_or_else(std::env::temp_dir);
+                        format!("cannot make a scratch folder in {}: {e}", parent.display())
+                    })
+                    .and_then(|dir| {
+                        let root = dir.path().to_path_buf();
+                        self.scratch = Some(dir);
                         Machine::boot(
                             self.sc.builder.clone(),
                             registry.clone(),
                             BootOptions::new(&root),
                         )
+                        .map(|m| (m, root))
                         .map_err(|e| e.to_string())
                     });
                 match booted {
-                    Ok(m) => {
+                    Ok((m, root)) => {
                         self.kernel = Some(m.kernel().clone());
+                        self.boot_root = Some(root);
                         self.booted(m.report());
                         self.machine = Some(m);
-                        self.boot_root = Some(root);
                     }
-                    Err(e) => self.fail(1, "machine.registry", format!("boot failed: {e}")),
+                    Err(e) => {
+                        let e = match &self.scratch {
+                            Some(d) => e.replace(&d.path().display().to_string(), "<machine root>"),
+                            None => e,
+                        };
+                        self.fail(1, "machine.registry", format!("boot failed: {e}"));
+                    }
                 }
             }
         }
@@ -1160,9 +1272,12 @@ impl<'a> Runner<'a> {
                 d.paths()
                     .into_iter()
                     .filter_map(|p| {
-                        d.read(&p).map(|bytes| OutputFile {
-                            path: windows_path(self.boot_root.as_deref(), &p),
-                            bytes,
+                        let path = windows_path(self.boot_root.as_deref(), &p);
+                        d.read(&p).map(|mut bytes| {
+                            if self.boot_root.as_deref().is_some_and(|r| p.starts_with(r)) {
+                                windows_header(&mut bytes, &path);
+                            }
+                            OutputFile { path, bytes }
                         })
                     })
                     .collect()
@@ -1223,14 +1338,18 @@ impl<'a> Runner<'a> {
             .sc
             .providers
             .iter()
-            .zip(&self.callbacks)
-            .map(|(p, cbs)| ProviderSummary {
+            .enumerate()
+            .map(|(i, p)| ProviderSummary {
                 name: p.name.clone(),
                 guid: p.guid,
-                callbacks: cbs
-                    .iter()
-                    .map(|c| c.lock().map(|v| v.clone()).unwrap_or_default())
-                    .collect(),
+                // A machine that never came up registered nothing: no callbacks.
+                callbacks: match self.callbacks.get(i) {
+                    Some(cbs) => cbs
+                        .iter()
+                        .map(|c| c.lock().map(|v| v.clone()).unwrap_or_default())
+                        .collect(),
+                    None => vec![Vec::new(); p.regs.len()],
+                },
             })
             .collect();
         let mut outcome = Outcome {

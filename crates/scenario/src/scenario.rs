@@ -610,6 +610,12 @@ impl Scenario {
         self.expectations.len()
     }
 
+    /// Whether the machine boots from a registry (`[machine] registry` or `registry_text`):
+    /// such a run needs a scratch folder ([`RunOptions::scratch`](crate::RunOptions)).
+    pub fn boots_from_registry(&self) -> bool {
+        self.registry.is_some()
+    }
+
     /// The files the scenario read besides itself — its `[machine] registry` and its
     /// providers' manifests — as their paths were joined to its folder: what an output
     /// must not overwrite.

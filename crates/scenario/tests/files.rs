@@ -137,7 +137,8 @@ fn a_report_never_overwrites_its_inputs() {
     let sc = Scenario::load(examples().join("burst_loss.toml")).unwrap();
     let etl = dir.join("burst.etl");
     std::fs::write(&etl, &sc.run().files[0].bytes).unwrap();
-    let e = report::write_report_with(&etl, &man, std::slice::from_ref(&man)).unwrap_err();
+    let e = report::write_report_with(&etl, &man, std::slice::from_ref(&man), &Default::default())
+        .unwrap_err();
     assert!(matches!(e, Error::OutputIsInput { .. }), "{e}");
     let e = report::write_report(&etl, &etl, &[]).unwrap_err();
     assert!(matches!(e, Error::OutputIsInput { .. }), "{e}");
