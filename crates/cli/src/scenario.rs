@@ -78,10 +78,15 @@ pub(crate) fn report(
     };
     let summary = report::write_report_with(input, output, manifests, &options)
         .map_err(|e| Failure::failed(e.to_string()))?;
-    let verdict = match summary.passed {
-        Some(true) => "; its expectations hold",
-        Some(false) => "; some of its expectations fail (see the page)",
-        None => "",
+    let verdict = match (&summary.aborted, summary.passed) {
+        (Some(a), _) => format!(
+            "; the run stopped at {}: {} (see the page)",
+            a.place(),
+            a.message
+        ),
+        (None, Some(true)) => "; its expectations hold".into(),
+        (None, Some(false)) => "; some of its expectations fail (see the page)".into(),
+        (None, None) => String::new(),
     };
     writeln!(
         out,

@@ -228,6 +228,31 @@ fn the_readme_shows_what_run_and_report_really_print() {
 }
 
 #[test]
+fn report_says_where_a_run_stopped_not_that_expectations_fail() {
+    let dir = scratch("report-aborted");
+    std::fs::write(
+        dir.join("stop.toml"),
+        "[[process]]\nname = \"app\"\n[[provider]]\nname = \"P\"\nprocess = \"app\"\n\
+         [[session]]\nname = \"S\"\nlog_file = \"s.etl\"\n\
+         [[step]]\nstop = \"S\"\n\n[[step]]\nstop = \"S\"\n\
+         [[expect.session]]\nname = \"S\"\nevents = 0\n",
+    )
+    .unwrap();
+    let said = ok(&dir, &["report", "stop.toml", "-o", "stop.html"]);
+    assert!(
+        said.contains("the run stopped at step 2 (line 12)")
+            && said.contains("ERROR_WMI_INSTANCE_NOT_FOUND"),
+        "{said}"
+    );
+    assert!(!said.contains("expectations fail"), "{said}");
+    let html = std::fs::read_to_string(dir.join("stop.html")).unwrap();
+    assert!(
+        html.contains("id=\"stopped\"") && html.contains("The run stopped at step 2 (line 12)"),
+        "the page says it first"
+    );
+}
+
+#[test]
 fn an_empty_scenario_is_an_error_not_a_pass() {
     let dir = scratch("run-empty");
     std::fs::write(dir.join("empty.toml"), "").unwrap();

@@ -124,6 +124,8 @@ struct Page {
     expectations: Vec<ExpectationResult>,
     journal: Vec<String>,
     notes: Vec<String>,
+    /// Why a scenario run stopped early, shown first.
+    stopped: Option<String>,
     /// What each boot did (a scenario booted from a registry), as `BootReport` prints it.
     boots: Vec<String>,
     /// Kernel (MOF) events per session: (session, [(class/event, count)]).
@@ -448,7 +450,11 @@ fn scenario_page(sc: &Scenario, o: &Outcome) -> Page {
         .collect();
     page.expectations = o.expectations.clone();
     if let Some(a) = &o.aborted {
-        page.notes.push(format!("the steps stopped early: {a}"));
+        page.stopped = Some(format!(
+            "The run stopped at {}: {} — the steps after it did not run, and the expectations were checked against what came before.",
+            a.place(),
+            a.message
+        ));
     }
     if o.journal_dropped > 0 {
         page.notes.push(format!(
@@ -1005,6 +1011,14 @@ fn render(p: &Page) -> String {
         escape(&p.title),
         escape(&p.subtitle)
     );
+    // Inline style: a page without it keeps the bytes it always had.
+    if let Some(t) = &p.stopped {
+        let _ = writeln!(
+            h,
+            "<p id=\"stopped\" style=\"color:#fff;background:#b3261e;padding:6px 10px;font-weight:bold\">{}</p>",
+            escape(t)
+        );
+    }
     for n in &p.notes {
         let _ = writeln!(h, "<p class=\"note\">{}</p>", escape(n));
     }
@@ -1300,6 +1314,8 @@ pub struct ReportSummary {
     pub bytes: usize,
     /// For a scenario: whether its expectations held (`None` for an `.etl` file).
     pub passed: Option<bool>,
+    /// For a scenario: the step that failed and stopped the run, if one did.
+    pub aborted: Option<crate::StepFailure>,
 }
 
 /// Writes the report of `input` — a scenario (`.toml`: loaded and run) or an `.etl` file —
@@ -1356,13 +1372,18 @@ fn report(
     let is_scenario = input
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
-    let (html, events, passed) = if is_scenario {
+    let (html, events, passed, aborted) = if is_scenario {
         let sc = Scenario::load(input)?;
         let read: Vec<&Path> = sc.input_files().iter().map(|p| p.as_path()).collect();
         crate::files::refuse_overwrite(output, &read)?;
         let outcome = sc.run_with(run);
         let page = scenario_page(&sc, &outcome);
-        (render(&page), page.details.len(), Some(outcome.passed()))
+        (
+            render(&page),
+            page.details.len(),
+            Some(outcome.passed()),
+            outcome.aborted,
+        )
     } else {
         let bytes = std::fs::read(input).map_err(|source| Error::Io {
             what: "cannot read",
@@ -1370,7 +1391,7 @@ fn report(
             source,
         })?;
         let page = etl_page(input, bytes, manifests)?;
-        (render(&page), page.details.len(), None)
+        (render(&page), page.details.len(), None, None)
     };
     crate::files::write_atomic(output, html.as_bytes()).map_err(|source| Error::Io {
         what: "cannot write",
@@ -1381,5 +1402,6 @@ fn report(
         events,
         bytes: html.len(),
         passed,
+        aborted,
     })
 }

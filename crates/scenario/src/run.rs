@@ -212,6 +212,28 @@ pub struct StepFailure {
     pub message: String,
 }
 
+impl StepFailure {
+    /// The number of the `[[step]]` that failed (`step[3].stop` → 3); `None` when what
+    /// failed is not a step (a session's start, an `[[enable]]`, the machine).
+    pub fn step(&self) -> Option<usize> {
+        self.key
+            .strip_prefix("step[")?
+            .split(']')
+            .next()?
+            .parse()
+            .ok()
+    }
+
+    /// Where the run stopped, for people: `step 3 (line 12)`, else its key and line
+    /// (`` `enable[2]` (line 30) ``).
+    pub fn place(&self) -> String {
+        match self.step() {
+            Some(n) => format!("step {n} (line {})", self.line),
+            None => format!("`{}` (line {})", self.key, self.line),
+        }
+    }
+}
+
 impl std::fmt::Display for StepFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "line {}: `{}`: {}", self.line, self.key, self.message)
