@@ -5,7 +5,7 @@
 //! message's arguments, `%%` a percent sign, and the names WPP leaves in the string for the
 //! formatter: `%!FUNC!`, `%!LEVEL!`, `%!FLAGS!`, `%!COMPNAME!`, `%!FILE!`, `%!LINE!`.
 //!
-//! A format string is compiled once, when its TMF file is read ([`Compiled`]); formatting an
+//! A format string is compiled once, when its TMF file is read; formatting an
 //! event walks the pieces. Widths and precisions are capped at [`MAX_WIDTH`], and a
 //! formatted message at [`MAX_TEXT`] bytes, so no format string can make a message larger
 //! than that, whatever it repeats.

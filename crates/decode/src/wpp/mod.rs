@@ -29,7 +29,7 @@
 //!
 //! # Formatting (TraceFmt)
 //!
-//! The text is the format string with its inserts filled ([`format`] module docs): `%10!d!`
+//! The text is the format string with its inserts filled ([`format`](mod@format) module docs): `%10!d!`
 //! and the like with the arguments by their insert numbers, `%!FUNC!`, `%!LEVEL!`,
 //! `%!FLAGS!` with the `#typev` line's annotations, `%!COMPNAME!`, `%!FILE!`, `%!LINE!` with
 //! the GUID line's component and source file and the line the message name ends with. The

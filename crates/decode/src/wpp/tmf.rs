@@ -24,7 +24,7 @@
 //!   from 10). (The `mof.tpl` form `expression, ItemType // N` is read too.)
 //!
 //! What cannot be read costs only what depends on it: a malformed message is left out and a
-//! [`Diagnostic`](super::Diagnostic) names the file and line; the rest of the file is read.
+//! [`Diagnostic`] names the file and line; the rest of the file is read.
 //! Bounds: files of at most [`MAX_TMF_BYTES`](super::MAX_TMF_BYTES), lines of at most
 //! [`MAX_LINE`] bytes, at most [`MAX_ARGS`] arguments a message, at most
 //! [`MAX_LIST_NAMES`](super::item::MAX_LIST_NAMES) names a list.
