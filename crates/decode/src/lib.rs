@@ -19,6 +19,7 @@
 //! | [`manifest`]'s payload filters | `TdhCreatePayloadFilter`, `TdhAggregatePayloadFilters` | field/operator/value tests on decoded events (FLT-18) |
 //! | [`DecodeError`] | | what a MOF or manifest decode could not do, and where |
 //! | [`property::PropertyFlags`] | `PROPERTY_FLAGS` | what TDH reports about each property: struct, counts, lengths, tags (DEC-29) |
+//! | [`mof_class::MofClasses`], [`mof_class::ClassEvent`] | a user provider's MOF classes (`EventTrace`-derived, `RegisterTraceGuids` + `TraceEvent`) | classic events decoded by `Guid`, `EventType`, `EventVersion` and `WmiDataId` order |
 //! | [`wpp::TmfSet`], [`wpp::WppMessage`], [`wpp::DecodedMessage`] | TMF files, `TraceMessage` records, `TdhGetWppMessage` | WPP messages decoded and formatted as TraceFmt does |
 //!
 //! Provider GUIDs derived from names (GID-01) are
@@ -65,6 +66,7 @@ pub mod fileio;
 pub mod fuzzing;
 pub mod manifest;
 pub mod mof;
+pub mod mof_class;
 pub mod property;
 pub mod tracelogging;
 mod wire;
