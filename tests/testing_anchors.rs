@@ -6,8 +6,8 @@ use etwsim::decode::manifest::Manifest;
 use etwsim::testing::{Capture, Match, PayloadProbe, first_difference};
 use etwsim::{EnableParams, EventFilter, Guid, Kernel, Level};
 
-const TL: Guid = Guid::from_u128(0x5eed_3401_2026_4e75_8000_616e63686f72);
-const PAY: Guid = Guid::from_u128(0x5eed_3402_2026_4e75_8000_616e63686f72);
+const TL: Guid = Guid::from_u128(0x5eed_3401_2026_4e75_8000_616e_6368_6f72);
+const PAY: Guid = Guid::from_u128(0x5eed_3402_2026_4e75_8000_616e_6368_6f72);
 
 const PAY_MANIFEST: &str = r#"<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
     xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events">

@@ -10,7 +10,7 @@ use etwsim::{
     EnableParams, EventDescriptor, EventFilter, Guid, Keyword, Level, Token, WriteOptions,
 };
 
-const G: Guid = Guid::from_u128(0x5eed_3410_2026_4e75_8000_746f6f6c7300);
+const G: Guid = Guid::from_u128(0x5eed_3410_2026_4e75_8000_746f_6f6c_7300);
 
 fn write_tl(p: &etwsim::Provider, b: &mut EventBuilder) {
     let ev = b.build().unwrap();
@@ -155,7 +155,9 @@ fn probes_count_from_fn_closures() {
     let probe = PayloadProbe::new();
     let f = probe.build_fn(|| 1);
     let g = || probe.hit();
-    (f(), f(), g());
+    f();
+    f();
+    g();
     assert_eq!(probe.built(), 3);
 }
 
