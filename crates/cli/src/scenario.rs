@@ -62,7 +62,9 @@ pub(crate) fn run(
 }
 
 /// Writes the report of `input` (a scenario or an `.etl` file) to `output`, never over one
-/// of its inputs, whole or not at all.
+/// of its inputs, whole or not at all. A damaged `.etl` file still gets its page — what
+/// could be read, and where it stops — and then fails as `etwsim dump` does, naming the
+/// damage.
 pub(crate) fn report(
     input: &Path,
     output: &Path,
@@ -95,5 +97,18 @@ pub(crate) fn report(
         summary.events,
         summary.bytes
     )?;
+    if let Some(d) = &summary.damage {
+        let page = output.display();
+        let before = match d.records {
+            0 => "no record could be read before it".to_string(),
+            1 => format!("the 1 record before it is shown in {page}"),
+            n => format!("the {n} records before it are shown in {page}"),
+        };
+        return Err(Failure::failed(format!(
+            "cannot read {}: {}; {before}",
+            input.display(),
+            d.message
+        )));
+    }
     Ok(())
 }

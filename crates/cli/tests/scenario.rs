@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{etwsim, fails, ok, readme_blocks, scratch, stderr, stdout};
+use common::{big_file, etwsim, fails, ok, readme_blocks, scratch, stderr, stdout};
 use std::path::{Path, PathBuf};
 
 fn examples() -> PathBuf {
@@ -271,6 +271,114 @@ fn an_empty_scenario_is_an_error_not_a_pass() {
     assert!(!dir.join("e.html").exists());
 }
 
+/// The message of `etwsim: cannot read F: MESSAGE; …` up to the `;`.
+fn damage_message(line: &str) -> &str {
+    line.split_once(": ")
+        .and_then(|(_, rest)| rest.split_once(": "))
+        .map_or(line, |(_, rest)| rest)
+        .rsplit_once("; ")
+        .map_or(line, |(m, _)| m)
+}
+
+#[test]
+fn report_judges_a_damaged_etl_file_as_dump_does() {
+    let dir = scratch("report-damaged");
+    ok(
+        &dir,
+        &["run", &example("burst_loss.toml"), "--out", "files"],
+    );
+    let whole = std::fs::read(dir.join("files/burst.etl")).unwrap();
+    let stride = u32::from_le_bytes(whole[..4].try_into().unwrap()) as usize;
+    assert!(whole.len() >= 3 * stride, "{} bytes", whole.len());
+    // Cuts: inside the header buffer, inside a data buffer, at a buffer's end (fewer than
+    // BuffersWritten), and bytes changed in a buffer header and in a record.
+    let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+    for cut in [
+        100,
+        stride + 72 + 40,
+        2 * stride + 500,
+        2 * stride,
+        whole.len() - 1,
+    ] {
+        cases.push((format!("cut{cut}.etl"), whole[..cut].to_vec()));
+    }
+    let mut bad_size = whole.clone();
+    bad_size[stride..stride + 4].copy_from_slice(&0x1234u32.to_le_bytes());
+    cases.push(("badsize.etl".into(), bad_size));
+    let mut bad_record = whole.clone();
+    for b in &mut bad_record[stride + 72..stride + 80] {
+        *b = 0xEE;
+    }
+    cases.push(("badrecord.etl".into(), bad_record));
+    cases.push(("whole.etl".into(), whole.clone()));
+    let mut damaged = 0;
+    for (name, bytes) in &cases {
+        std::fs::write(dir.join(name), bytes).unwrap();
+        let page = format!("{name}.html");
+        let dump = etwsim(&dir, &["dump", name]);
+        let report = etwsim(&dir, &["report", name, "-o", &page]);
+        assert_eq!(
+            report.status.code(),
+            dump.status.code(),
+            "{name}: dump says {:?}, report {:?}",
+            stderr(&dump),
+            stderr(&report)
+        );
+        if dump.status.code() == Some(0) {
+            assert_eq!(stderr(&report), "", "{name}");
+            continue;
+        }
+        damaged += 1;
+        let (d, r) = (stderr(&dump), stderr(&report));
+        assert_eq!(r.lines().count(), 1, "{name}: one line: {r:?}");
+        assert!(
+            r.starts_with(&format!("etwsim: cannot read {name}: ")),
+            "{r}"
+        );
+        if !dir.join(&page).exists() {
+            // Not even the header could be read: no page, as dump prints no record.
+            assert!(
+                d.contains("no record") || !d.contains("record"),
+                "{name}: {d}"
+            );
+            continue;
+        }
+        // The same judgement in the same words, and the same records before it.
+        assert_eq!(damage_message(&r), damage_message(&d), "{name}");
+        let records = |t: &str| {
+            if t.contains("no record could be read") {
+                0
+            } else {
+                t.split("the ")
+                    .last()
+                    .and_then(|x| x.split(' ').next())
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .unwrap_or(1)
+            }
+        };
+        assert_eq!(records(&r), records(&d), "{name}: {r} / {d}");
+        let html = std::fs::read_to_string(dir.join(&page)).unwrap();
+        assert!(html.contains("id=\"damage\""), "{name}: the page marks it");
+        assert!(
+            html.contains(&html_escape(damage_message(&r))),
+            "{name}: the page says what {r:?} says"
+        );
+        assert!(
+            html.contains("the file stops here"),
+            "{name}: a mark on the timeline"
+        );
+    }
+    assert!(damaged >= 5, "{damaged} damaged cases");
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
 #[test]
 fn report_refuses_an_output_that_is_one_of_its_inputs() {
     let dir = scratch("report-overwrite");
@@ -358,4 +466,37 @@ fn run_refuses_to_write_a_session_file_over_its_scenario() {
         std::fs::read_to_string(dir.join("self.toml")).unwrap(),
         text
     );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn report_streams_a_large_etl_file_in_bounded_memory() {
+    // 300,000 buffers of 1 KB: a 293 MiB file. Held whole (and copied), it needs twice that;
+    // streamed, the reader's buffers and the page's 20,000 events. The address space is
+    // capped below the file's size.
+    let dir = scratch("report-large");
+    let path = big_file(&dir, 300_000);
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert!(size > 290 << 20, "{size}");
+    let limit_kb = 256 * 1024;
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v {limit_kb} && exec \"$0\" report big.etl -o big.html",
+        ))
+        .arg(env!("CARGO_BIN_EXE_etwsim"))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let said = stdout(&o);
+    assert!(said.starts_with("wrote big.html (20000 events"), "{said}");
+    let html = std::fs::read_to_string(dir.join("big.html")).unwrap();
+    assert!(
+        html.contains(
+            "the timeline shows the first 20000 of 1800000 records; 1780000 are left out"
+        ),
+        "the page says what it left out"
+    );
+    std::fs::remove_file(&path).ok();
 }

@@ -124,6 +124,8 @@ struct Page {
     expectations: Vec<ExpectationResult>,
     journal: Vec<String>,
     notes: Vec<String>,
+    /// Where an `.etl` file stops being readable, shown first and marked on the timeline.
+    damage: Option<String>,
     /// Why a scenario run stopped early, shown first.
     stopped: Option<String>,
     /// What each boot did (a scenario booted from a registry), as `BootReport` prints it.
@@ -569,18 +571,47 @@ fn write_rows(sc: &Scenario, o: &Outcome, w: &WriteRecord) -> Vec<(String, Strin
     rows
 }
 
+/// Where an `.etl` file stops being readable, judged as `etwsim dump` judges it: the
+/// `.etl` reader's first damage (a truncated file, a bad buffer header, an undecodable
+/// record, fewer buffers than the header's `BuffersWritten`), after the records before it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EtlDamage {
+    /// What is wrong, as a sentence: `the file is truncated: it ends at byte 5000 (0x1388),
+    /// …` or `the file is damaged: …`.
+    pub message: String,
+    /// The file offset of the damage (for a truncated file, its end), when known.
+    pub offset: Option<u64>,
+    /// Records read (and shown) before it.
+    pub records: u64,
+}
+
+impl std::fmt::Display for EtlDamage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)?;
+        match self.records {
+            0 => f.write_str("; no record could be read before it"),
+            1 => f.write_str("; the 1 record before it is shown"),
+            n => write!(f, "; the {n} records before it are shown"),
+        }
+    }
+}
+
+/// Buffers whose flush, first record and EVENTS_LOST flag an `.etl` page marks one by one;
+/// a larger file's later buffers are only counted.
+pub const MAX_MARKED_BUFFERS: usize = 20_000;
+
 /// The page of an `.etl` file (see the module docs); `manifests` decode the events of the
-/// providers they describe.
+/// providers they describe. The file is read as a stream — the `.etl` reader's memory, one
+/// buffer per CPU — and at most [`MAX_MARKED_EVENTS`] events and [`MAX_MARKED_BUFFERS`]
+/// buffers are kept for the page, which says how many more there were. A damaged or
+/// truncated file's page shows what was read and marks where it stops ([`write_report`]
+/// also returns the [`EtlDamage`]).
 ///
 /// # Errors
-/// [`Error::Io`] if the file cannot be read, [`Error::Etl`] if it is not an `.etl` file.
+/// [`Error::Io`] / [`Error::Etl`] if the file cannot be opened as an `.etl` file at all.
 pub fn etl_html(path: &Path, manifests: &[Manifest]) -> Result<String, Error> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io {
-        what: "cannot read",
-        path: path.to_path_buf(),
-        source,
-    })?;
-    etl_bytes_html(path, bytes, manifests)
+    let (page, _) = etl_file_page(path, manifests)?;
+    Ok(render(&page))
 }
 
 /// [`etl_html`] for a file's bytes; `label` names it.
@@ -592,17 +623,156 @@ pub fn etl_bytes_html(
     bytes: Vec<u8>,
     manifests: &[Manifest],
 ) -> Result<String, Error> {
-    Ok(render(&etl_page(label, bytes, manifests)?))
+    let (page, _) = etl_bytes_page(label, bytes, manifests)?;
+    Ok(render(&page))
 }
 
-fn etl_page(label: &Path, bytes: Vec<u8>, manifests: &[Manifest]) -> Result<Page, Error> {
+/// Where the page reads buffer headers from (for each buffer's flush time and flags).
+enum BufferHeaders {
+    /// The file, one positioned read of a header per buffer.
+    File(std::fs::File),
+    /// The headers of an in-memory file's whole buffers, by index.
+    Table(Vec<Option<etwsim::record::BufferHeader>>),
+    /// A file whose buffers are not at fixed strides (compressed mode): none.
+    None,
+}
+
+impl BufferHeaders {
+    /// The header of buffer `index`, if it is where a fixed-stride file keeps it and looks
+    /// like the buffer of `cpu` the reader read.
+    fn get(&mut self, index: u32, stride: u32, cpu: u16) -> Option<etwsim::record::BufferHeader> {
+        let h = match self {
+            BufferHeaders::File(f) => {
+                let mut raw = [0u8; etwsim::record::BUFFER_HEADER_SIZE];
+                read_at(f, u64::from(index) * u64::from(stride), &mut raw).ok()?;
+                etwsim::record::BufferHeader::decode(&raw)?
+            }
+            BufferHeaders::Table(t) => (*t.get(index as usize)?)?,
+            BufferHeaders::None => return None,
+        };
+        (h.buffer_size == stride && h.processor == cpu).then_some(h)
+    }
+}
+
+#[cfg(unix)]
+fn read_at(f: &std::fs::File, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(f, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_at(mut f: &std::fs::File, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    f.seek(SeekFrom::Start(offset))?;
+    f.read_exact(buf)
+}
+
+fn etl_file_page(path: &Path, manifests: &[Manifest]) -> Result<(Page, Option<EtlDamage>), Error> {
     let err = |source| Error::Etl {
-        path: label.to_path_buf(),
+        path: path.to_path_buf(),
         source,
     };
-    let file = LogFile::from_bytes(label, bytes.clone()).map_err(err)?;
+    if path.is_dir() {
+        return Err(Error::Io {
+            what: "cannot read",
+            path: path.to_path_buf(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                "it is a folder, not an .etl file",
+            ),
+        });
+    }
+    let file = LogFile::open(path).map_err(err)?;
+    let headers = match std::fs::File::open(path) {
+        Ok(f) => BufferHeaders::File(f),
+        Err(_) => BufferHeaders::None,
+    };
+    let len = std::fs::metadata(path).map_or(0, |m| m.len());
+    etl_page(path, file, len, headers, manifests)
+}
+
+fn etl_bytes_page(
+    label: &Path,
+    bytes: Vec<u8>,
+    manifests: &[Manifest],
+) -> Result<(Page, Option<EtlDamage>), Error> {
+    let len = bytes.len() as u64;
+    let stride = bytes
+        .get(..4)
+        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+    let table = if stride >= etwsim::record::BUFFER_HEADER_SIZE {
+        bytes
+            .chunks_exact(stride)
+            .map(etwsim::record::BufferHeader::decode)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let file = LogFile::from_bytes(label, bytes).map_err(|source| Error::Etl {
+        path: label.to_path_buf(),
+        source,
+    })?;
+    etl_page(label, file, len, BufferHeaders::Table(table), manifests)
+}
+
+/// The innermost `.etl` error: without the file's name (the page names it).
+fn inner_etl_error(e: &etl::Error) -> &etl::Error {
+    match e {
+        etl::Error::InFile { error, .. } => inner_etl_error(error),
+        e => e,
+    }
+}
+
+/// What a reader error means for a file of `len` bytes, `records` records in: the same
+/// judgement and the same words as `etwsim dump`'s.
+fn etl_damage(e: &etl::Error, h: &LogfileHeader, len: u64, records: u64) -> EtlDamage {
+    let stride = u64::from(h.buffer_size).max(1);
+    let at = |n: u64| format!("{n} ({n:#x})");
+    match inner_etl_error(e) {
+        etl::Error::Truncated {
+            what,
+            offset,
+            needed,
+            available,
+        } if offset.saturating_add(*needed) > len => EtlDamage {
+            message: if *what == "the buffers BuffersWritten counts" {
+                format!(
+                    "the file is truncated: it ends at byte {} after {} whole buffers of {stride} \
+                     bytes, but its header counts {} written (BuffersWritten)",
+                    at(len),
+                    len / stride,
+                    h.buffers_written
+                )
+            } else {
+                format!(
+                    "the file is truncated: it ends at byte {}, {available} bytes into buffer {} \
+                     (buffers are {stride} bytes; this one starts at {offset:#x})",
+                    at(len),
+                    offset / stride,
+                )
+            },
+            offset: Some(len),
+            records,
+        },
+        inner => EtlDamage {
+            message: format!("the file is damaged: {inner}"),
+            offset: e.offset(),
+            records,
+        },
+    }
+}
+
+fn etl_page(
+    label: &Path,
+    file: LogFile,
+    len: u64,
+    mut headers: BufferHeaders,
+    manifests: &[Manifest],
+) -> Result<(Page, Option<EtlDamage>), Error> {
     let h: LogfileHeader = file.header().clone();
-    let stride = h.buffer_size as usize;
+    let stride = h.buffer_size;
+    if h.log_file_mode.contains(etwsim::LogFileMode::COMPRESSED) {
+        headers = BufferHeaders::None;
+    }
     let ptr = if h.pointer_size == 4 { 4 } else { 8 };
     let mut page = Page {
         title: format!("etwsim .etl report: {}", label.display()),
@@ -625,105 +795,124 @@ fn etl_page(label: &Path, bytes: Vec<u8>, manifests: &[Manifest]) -> Result<Page
     };
     // Timestamps as 100 ns units: FILETIME when the header converts, else the raw clock.
     let conv = |raw: i64| -> i64 { h.to_filetime(raw).unwrap_or(raw) };
+    let options = etl::ReadOptions {
+        raw_timestamps: true,
+        header_records: false,
+    };
+    let mut reader = etl::Reader::new(vec![file], options).map_err(|source| Error::Etl {
+        path: label.to_path_buf(),
+        source,
+    })?;
     let mut raw_marks: Vec<(Option<u16>, i64, MarkKind, String)> = Vec::new();
-    let mut events = 0u64;
-    let mut records = 0u64;
+    let (mut events, mut records, mut buffers) = (0u64, 0u64, 0u64);
     let mut cpus: Vec<u16> = Vec::new();
-    if stride >= etwsim::record::BUFFER_HEADER_SIZE {
-        for (i, chunk) in bytes.chunks(stride).enumerate().skip(1) {
-            let decoded = match etl::decode_buffer(chunk, (i * stride) as u64) {
-                Ok(d) => d,
-                Err(e) => {
-                    page.notes.push(format!(
-                        "buffer {i}: {e}; the rest of the file is not shown"
-                    ));
-                    break;
-                }
-            };
-            let bh = decoded.header;
-            let cpu = bh.processor;
-            if !cpus.contains(&cpu) {
-                cpus.push(cpu);
+    // Per CPU: the buffer its last record came from (each CPU's buffers come in order).
+    let mut current: Vec<(u16, u32)> = Vec::new();
+    let mut last_time: Option<i64> = None;
+    let mut damage = None;
+    while let Some(next) = reader.next_positioned() {
+        let (pos, r) = match next {
+            Ok(x) => x,
+            Err(e) => {
+                damage = Some(etl_damage(&e, &h, len, records));
+                break;
             }
-            let flags = bh.flags;
-            raw_marks.push((
-                Some(cpu),
-                conv(bh.timestamp),
-                MarkKind::Flush,
-                format!(
-                    "buffer {i} (sequence {}), CPU {cpu}: {} of {} bytes used, flags {flags:#x}",
-                    bh.sequence, bh.used, bh.buffer_size
-                ),
-            ));
-            if flags & buffer_flags::EVENTS_LOST != 0 {
+        };
+        records += 1;
+        if matches!(r, Record::Event(_)) {
+            events += 1;
+        }
+        let cpu = r.buffer_context().processor_index;
+        if !cpus.contains(&cpu) {
+            cpus.push(cpu);
+        }
+        let ts = r.timestamp().map(conv);
+        let new_buffer = match current.iter_mut().find(|(c, _)| *c == cpu) {
+            Some((_, b)) if *b == pos.buffer => false,
+            Some((_, b)) => {
+                *b = pos.buffer;
+                true
+            }
+            None => {
+                current.push((cpu, pos.buffer));
+                true
+            }
+        };
+        let bh = new_buffer
+            .then(|| headers.get(pos.buffer, stride, cpu))
+            .flatten();
+        if new_buffer {
+            buffers += 1;
+        }
+        if new_buffer && (buffers as usize) <= MAX_MARKED_BUFFERS {
+            let i = pos.buffer;
+            if let Some(bh) = bh {
                 raw_marks.push((
                     Some(cpu),
                     conv(bh.timestamp),
-                    MarkKind::Loss,
-                    format!("buffer {i} has the EVENTS_LOST flag: the session lost events before it (BUF-15)"),
+                    MarkKind::Flush,
+                    format!(
+                        "buffer {i} (sequence {}), CPU {cpu}: {} of {} bytes used, flags {:#x}",
+                        bh.sequence, bh.used, bh.buffer_size, bh.flags
+                    ),
                 ));
-            }
-            if let Some(first) = decoded.records.first() {
-                let ts = match first {
-                    Record::Event(e) => Some(e.header.timestamp),
-                    Record::Trace(t) => t.timestamp,
-                };
-                if let Some(ts) = ts {
+                if bh.flags & buffer_flags::EVENTS_LOST != 0 {
                     raw_marks.push((
                         Some(cpu),
-                        conv(ts),
-                        MarkKind::Switch,
-                        format!(
-                            "buffer {i} (sequence {}) begins: {} records",
-                            bh.sequence,
-                            decoded.records.len()
-                        ),
+                        conv(bh.timestamp),
+                        MarkKind::Loss,
+                        format!("buffer {i} has the EVENTS_LOST flag: the session lost events before it (BUF-15)"),
                     ));
                 }
             }
-            for r in &decoded.records {
-                records += 1;
-                if page.details.len() >= MAX_MARKED_EVENTS {
-                    continue;
-                }
-                let (ts, rows, lost) = record_rows(r, ptr, manifests, &conv);
-                if matches!(r, Record::Event(_)) {
-                    events += 1;
-                }
-                let detail = page.details.len();
-                page.details.push(rows);
-                let kind = if lost {
-                    MarkKind::LostEvent(detail)
-                } else {
-                    MarkKind::Event(detail)
-                };
-                raw_marks.push((
-                    Some(r.buffer_context().processor_index),
-                    ts.unwrap_or_else(|| conv(bh.timestamp)),
-                    kind,
-                    String::new(),
-                ));
-            }
-            if let Some(d) = decoded.damage {
-                page.notes.push(format!(
-                    "buffer {i} is damaged after {} records: {d}",
-                    decoded.records.len()
-                ));
+            if let Some(t) = ts {
+                raw_marks.push((Some(cpu), t, MarkKind::Switch, format!("buffer {i} begins")));
             }
         }
+        let flush_time = bh.map(|b| conv(b.timestamp));
+        if let Some(t) = ts.or(flush_time) {
+            last_time = Some(last_time.map_or(t, |l| l.max(t)));
+        }
+        if page.details.len() >= MAX_MARKED_EVENTS {
+            continue;
+        }
+        let (ts, rows, lost) = record_rows(&r, ptr, manifests, &conv);
+        let detail = page.details.len();
+        page.details.push(rows);
+        let kind = if lost {
+            MarkKind::LostEvent(detail)
+        } else {
+            MarkKind::Event(detail)
+        };
+        let time = ts.or(flush_time).or(last_time).unwrap_or(0);
+        raw_marks.push((Some(cpu), time, kind, String::new()));
     }
     if records as usize > page.details.len() {
         page.notes.push(format!(
-            "the timeline shows the first {} of {records} records",
-            page.details.len()
+            "the timeline shows the first {} of {records} records; {} are left out",
+            page.details.len(),
+            records - page.details.len() as u64
         ));
     }
-    for (cpu, ..) in &raw_marks {
-        if let Some(c) = cpu {
-            if !cpus.contains(c) {
-                cpus.push(*c);
-            }
-        }
+    if buffers as usize > MAX_MARKED_BUFFERS {
+        page.notes.push(format!(
+            "the timeline marks the first {MAX_MARKED_BUFFERS} of {buffers} buffers"
+        ));
+    }
+    if let Some(d) = &damage {
+        page.damage = Some(format!("{}: {d}", label.display()));
+        let where_ = d
+            .offset
+            .map_or_else(String::new, |o| format!(" at offset {o} ({o:#x})"));
+        raw_marks.push((
+            None,
+            last_time.unwrap_or(0),
+            MarkKind::Loss,
+            format!(
+                "the file stops here{where_}, after {} records: {}",
+                d.records, d.message
+            ),
+        ));
     }
     cpus.sort_unstable();
     page.sessions[0].cpus = cpus;
@@ -762,7 +951,7 @@ fn etl_page(label: &Path, bytes: Vec<u8>, manifests: &[Manifest]) -> Result<Page
         real_time_buffers_lost: None,
     }];
     page.slots_note = "An .etl file does not record which sessions enabled which providers: the enable slots are known only to the kernel that ran (a scenario report shows them).".into();
-    Ok(page)
+    Ok((page, damage))
 }
 
 /// A record's timestamp (100 ns units), detail rows, and whether it is a lost-event record.
@@ -868,17 +1057,6 @@ pub fn escape(s: &str) -> String {
         }
     }
     o
-}
-
-/// JSON that is safe inside a `<script>` element: no `<`, `>`, `&` or line separators
-/// (outside strings JSON has none of them, inside strings the escapes mean the same).
-fn script_json(v: &serde_json::Value) -> String {
-    v.to_string()
-        .replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
-        .replace('\u{2028}', "\\u2028")
-        .replace('\u{2029}', "\\u2029")
 }
 
 const STYLE: &str = r#"
@@ -1011,13 +1189,15 @@ fn render(p: &Page) -> String {
         escape(&p.title),
         escape(&p.subtitle)
     );
-    // Inline style: a page without it keeps the bytes it always had.
-    if let Some(t) = &p.stopped {
-        let _ = writeln!(
-            h,
-            "<p id=\"stopped\" style=\"color:#fff;background:#b3261e;padding:6px 10px;font-weight:bold\">{}</p>",
-            escape(t)
-        );
+    // Inline style: a page with neither keeps the bytes it always had.
+    for (id, text) in [("damage", &p.damage), ("stopped", &p.stopped)] {
+        if let Some(t) = text {
+            let _ = writeln!(
+                h,
+                "<p id=\"{id}\" style=\"color:#fff;background:#b3261e;padding:6px 10px;font-weight:bold\">{}</p>",
+                escape(t)
+            );
+        }
     }
     for n in &p.notes {
         let _ = writeln!(h, "<p class=\"note\">{}</p>", escape(n));
@@ -1069,24 +1249,37 @@ fn render(p: &Page) -> String {
         }
         h.push_str("</pre></details>\n");
     }
-    let data = serde_json::Value::Array(
-        p.details
-            .iter()
-            .map(|rows| {
-                serde_json::Value::Array(
-                    rows.iter()
-                        .map(|(k, v)| serde_json::json!([k, v]))
-                        .collect(),
-                )
-            })
-            .collect(),
-    );
-    let _ = write!(
-        h,
-        "<script type=\"application/json\" id=\"event-data\">{}</script>\n<script>{SCRIPT}</script>\n</body></html>\n",
-        script_json(&data)
-    );
+    // The details as JSON, written straight into the page (no copy of them as a JSON tree).
+    h.push_str("<script type=\"application/json\" id=\"event-data\">[");
+    for (i, rows) in p.details.iter().enumerate() {
+        h.push_str(if i == 0 { "[" } else { ",[" });
+        for (j, (k, v)) in rows.iter().enumerate() {
+            h.push_str(if j == 0 { "[" } else { ",[" });
+            push_script_string(&mut h, k);
+            h.push(',');
+            push_script_string(&mut h, v);
+            h.push(']');
+        }
+        h.push(']');
+    }
+    let _ = write!(h, "]</script>\n<script>{SCRIPT}</script>\n</body></html>\n");
     h
+}
+
+/// `s` as a JSON string made safe inside a `<script>` element: `<`, `>`, `&`, U+2028 and
+/// U+2029 written as `\uXXXX` escapes, so no text can close the element.
+fn push_script_string(h: &mut String, s: &str) {
+    let json = serde_json::Value::from(s).to_string();
+    for c in json.chars() {
+        match c {
+            '<' => h.push_str("\\u003c"),
+            '>' => h.push_str("\\u003e"),
+            '&' => h.push_str("\\u0026"),
+            '\u{2028}' => h.push_str("\\u2028"),
+            '\u{2029}' => h.push_str("\\u2029"),
+            c => h.push(c),
+        }
+    }
 }
 
 fn render_expectations(h: &mut String, list: &[ExpectationResult]) {
@@ -1316,6 +1509,9 @@ pub struct ReportSummary {
     pub passed: Option<bool>,
     /// For a scenario: the step that failed and stopped the run, if one did.
     pub aborted: Option<crate::StepFailure>,
+    /// For an `.etl` file: where it stops being readable, if it does. The page is written
+    /// all the same, showing what was read and marking where it stops.
+    pub damage: Option<EtlDamage>,
 }
 
 /// Writes the report of `input` — a scenario (`.toml`: loaded and run) or an `.etl` file —
@@ -1339,7 +1535,8 @@ pub fn write_report(
 /// the scenario reads (its registry, its manifests) is refused before anything is written
 /// ([`files::refuse_overwrite`](crate::files::refuse_overwrite)). The page is written to a
 /// temporary file beside `output` and renamed into place ([`files::AtomicFile`]), so a
-/// failure leaves no half-written page.
+/// failure leaves no half-written page. A damaged `.etl` file still gets its page, showing
+/// what was read; the summary's [`damage`](ReportSummary::damage) says where it stops.
 ///
 /// [`files::AtomicFile`]: crate::files::AtomicFile
 ///
@@ -1372,36 +1569,34 @@ fn report(
     let is_scenario = input
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
-    let (html, events, passed, aborted) = if is_scenario {
+    let mut summary = ReportSummary {
+        events: 0,
+        bytes: 0,
+        passed: None,
+        aborted: None,
+        damage: None,
+    };
+    let page = if is_scenario {
         let sc = Scenario::load(input)?;
         let read: Vec<&Path> = sc.input_files().iter().map(|p| p.as_path()).collect();
         crate::files::refuse_overwrite(output, &read)?;
         let outcome = sc.run_with(run);
-        let page = scenario_page(&sc, &outcome);
-        (
-            render(&page),
-            page.details.len(),
-            Some(outcome.passed()),
-            outcome.aborted,
-        )
+        summary.passed = Some(outcome.passed());
+        summary.aborted = outcome.aborted.clone();
+        scenario_page(&sc, &outcome)
     } else {
-        let bytes = std::fs::read(input).map_err(|source| Error::Io {
-            what: "cannot read",
-            path: input.to_path_buf(),
-            source,
-        })?;
-        let page = etl_page(input, bytes, manifests)?;
-        (render(&page), page.details.len(), None, None)
+        let (page, damage) = etl_file_page(input, manifests)?;
+        summary.damage = damage;
+        page
     };
+    let html = render(&page);
+    summary.events = page.details.len();
+    summary.bytes = html.len();
+    drop(page);
     crate::files::write_atomic(output, html.as_bytes()).map_err(|source| Error::Io {
         what: "cannot write",
         path: output.to_path_buf(),
         source,
     })?;
-    Ok(ReportSummary {
-        events,
-        bytes: html.len(),
-        passed,
-        aborted,
-    })
+    Ok(summary)
 }
