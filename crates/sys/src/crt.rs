@@ -760,6 +760,7 @@ unsafe fn format(f: &[u16], fmt_wide: bool, args: &[FmtArg], out: &mut Out) -> O
         // `kinds` gave, which `format`'s own parse consumes in the same order.
         let width = match sp.width {
             Some(Width::Star) => {
+                // SAFETY: the C side filled each argument with the kind etwsim_fmt_kinds gave; this parse consumes them in that order.
                 let w = unsafe { arg()?.i } as i32;
                 if w < 0 {
                     sp.left = true;
@@ -771,6 +772,7 @@ unsafe fn format(f: &[u16], fmt_wide: bool, args: &[FmtArg], out: &mut Out) -> O
         };
         let prec = match sp.prec {
             Some(Width::Star) => {
+                // SAFETY: the C side filled each argument with the kind etwsim_fmt_kinds gave; this parse consumes them in that order.
                 let p = unsafe { arg()?.i } as i32;
                 (p >= 0).then_some(p as usize)
             }
@@ -791,6 +793,7 @@ unsafe fn format(f: &[u16], fmt_wide: bool, args: &[FmtArg], out: &mut Out) -> O
                 let narrow_out = matches!(out, Out::Narrow(_));
                 let mut units: Vec<u16> = Vec::new();
                 if sp.conv.eq_ignore_ascii_case(&b'c') {
+                    // SAFETY: the C side filled each argument with the kind etwsim_fmt_kinds gave; this parse consumes them in that order.
                     let v = unsafe { arg()?.i } as u32;
                     units.push(if is_wide {
                         v as u16
@@ -798,6 +801,7 @@ unsafe fn format(f: &[u16], fmt_wide: bool, args: &[FmtArg], out: &mut Out) -> O
                         u16::from(v as u8)
                     });
                 } else {
+                    // SAFETY: the C side filled each argument with the kind etwsim_fmt_kinds gave; this parse consumes them in that order.
                     let p = unsafe { arg()?.p };
                     if p.is_null() {
                         units.extend("(null)".encode_utf16());
@@ -805,6 +809,7 @@ unsafe fn format(f: &[u16], fmt_wide: bool, args: &[FmtArg], out: &mut Out) -> O
                         let p = p.cast::<u16>();
                         // SAFETY: a UTF-16 string, read up to the precision or its NUL.
                         let n = unsafe { nlen16(p, prec.unwrap_or(usize::MAX)) };
+                        // SAFETY: the caller's string, read up to the precision or its NUL (contract).
                         units.extend_from_slice(unsafe { std::slice::from_raw_parts(p, n) });
                     } else {
                         let p = p.cast::<u8>();
@@ -814,6 +819,7 @@ unsafe fn format(f: &[u16], fmt_wide: bool, args: &[FmtArg], out: &mut Out) -> O
                         while n < max && unsafe { *p.add(n) } != 0 {
                             n += 1;
                         }
+                        // SAFETY: the caller's string, read up to the precision or its NUL (contract).
                         let s = unsafe { std::slice::from_raw_parts(p, n) };
                         units.extend(s.iter().map(|&b| u16::from(b)));
                     }
@@ -832,8 +838,10 @@ unsafe fn format(f: &[u16], fmt_wide: bool, args: &[FmtArg], out: &mut Out) -> O
             b'd' | b'i' | b'u' | b'o' | b'x' | b'X' | b'p' => {
                 numeric = sp.conv != b'p';
                 let raw = if sp.conv == b'p' {
+                    // SAFETY: the C side filled each argument with the kind etwsim_fmt_kinds gave; this parse consumes them in that order.
                     (unsafe { arg()?.p }) as usize as u64
                 } else {
+                    // SAFETY: the C side filled each argument with the kind etwsim_fmt_kinds gave; this parse consumes them in that order.
                     (unsafe { arg()?.i }) as u64
                 };
                 let signed = matches!(sp.conv, b'd' | b'i');
@@ -890,6 +898,7 @@ unsafe fn format(f: &[u16], fmt_wide: bool, args: &[FmtArg], out: &mut Out) -> O
             }
             _ => {
                 numeric = true;
+                // SAFETY: the C side filled each argument with the kind etwsim_fmt_kinds gave; this parse consumes them in that order.
                 let v = unsafe { arg()?.d };
                 let s = float(v, sp.conv, prec.unwrap_or(6), sp.alt);
                 let mut pre = String::new();
@@ -1301,24 +1310,28 @@ mod tests {
         let mut d = [1u16; 8];
         // SAFETY: an 8-unit buffer.
         assert_eq!(
+            // SAFETY: valid pointers and sizes, built just above.
             unsafe { etwsim_wcscpy_s(d.as_mut_ptr(), 8, s.as_ptr()) },
             ERANGE
         );
         assert_eq!(d[0], 0);
         // SAFETY: as above.
         assert_eq!(
+            // SAFETY: valid pointers and sizes, built just above.
             unsafe { etwsim_wcsncpy_s(d.as_mut_ptr(), 8, s.as_ptr(), TRUNCATE) },
             STRUNCATE
         );
         assert_eq!(String::from_utf16(&d[..7]).unwrap(), "23 char");
         // SAFETY: NULL destination is refused.
         assert_eq!(
+            // SAFETY: valid pointers and sizes, built just above.
             unsafe { etwsim_wcscpy_s(std::ptr::null_mut(), 8, s.as_ptr()) },
             EINVAL
         );
         let mut e = [b'x' as u16; 4];
         // SAFETY: an unterminated destination within its declared size.
         assert_eq!(
+            // SAFETY: valid pointers and sizes, built just above.
             unsafe { etwsim_wcscat_s(e.as_mut_ptr(), 4, s.as_ptr()) },
             EINVAL
         );
@@ -1383,6 +1396,7 @@ mod tests {
         let mut k = [0u8; 4];
         // SAFETY: valid format and buffer.
         assert_eq!(
+            // SAFETY: valid pointers and sizes, built just above.
             unsafe { etwsim_fmt_kinds(f.as_ptr().cast(), 1, k.as_mut_ptr(), 4) },
             -1
         );
@@ -1423,6 +1437,7 @@ mod tests {
         let mut len = 9;
         // SAFETY: 4 readable units, no NUL among them.
         assert_eq!(
+            // SAFETY: valid pointers and sizes, built just above.
             unsafe { etwsim_strsafe_length(un.as_ptr().cast(), 1, 4, &mut len) },
             STRSAFE_E_INVALID_PARAMETER
         );

@@ -148,11 +148,11 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let yoe = y - era * 400;
     let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 584_389 // 0000-03-01 based → 1601-01-01 based
+    era * 146_097 + doe - 584_694 // 0000-03-01 based → 1601-01-01 based
 }
 
 fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 584_389;
+    let z = z + 584_694;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
@@ -871,6 +871,7 @@ pub unsafe extern "C" fn CommandLineToArgvW(line: *const u16, argc: *mut c_int) 
     let text = if line.is_null() {
         &[][..]
     } else {
+        // SAFETY: the block holds the pointer array and every string with its NUL.
         unsafe { std::slice::from_raw_parts(line, crate::crt::etwsim_wcslen(line)) }
     };
     let args = if text.is_empty() {
