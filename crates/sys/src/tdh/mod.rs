@@ -315,7 +315,9 @@ const XML_PARSE_ERROR: u32 = 1465;
 const MAX_ARGS: u32 = 256;
 
 /// Manifests this process loaded (TdhLoadManifest), by the path or bytes they came from.
-static LOADED: Mutex<Vec<(Vec<u8>, Vec<Arc<Provider>>)>> = Mutex::new(Vec::new());
+/// A loaded manifest: the key it was loaded under (path or bytes) and its providers.
+type Loaded = (Vec<u8>, Vec<Arc<Provider>>);
+static LOADED: Mutex<Vec<Loaded>> = Mutex::new(Vec::new());
 
 /// The manifest provider `guid`: loaded by this process first, then installed on the machine.
 fn manifest_provider(guid: etwsim::Guid) -> Option<Arc<Provider>> {
@@ -410,16 +412,58 @@ unsafe fn record<'a>(r: *const EVENT_RECORD) -> Record<'a> {
 }
 
 /// The schema of `r`, from its own metadata, a manifest or the kernel class table.
-fn find_schema(r: &Record<'_>) -> Option<Schema> {
+fn find_schema(r: &Record<'_>) -> Option<Arc<Schema>> {
     if let Some(meta) = r.schema_tl {
-        return schema::from_tracelogging(r.provider, meta, r.traits);
+        return schema::from_tracelogging(r.provider, meta, r.traits).map(Arc::new);
     }
     if let Some(p) = manifest_provider(r.provider)
-        && let Some(s) = schema::from_manifest(&p, r.desc.Id, r.desc.Version)
+        && let Some(s) = manifest_schema(&p, r.desc.Id, r.desc.Version)
     {
         return Some(s);
     }
-    schema::from_kernel_class(r.provider, r.desc.Opcode, r.desc.Version)
+    schema::from_kernel_class(r.provider, r.desc.Opcode, r.desc.Version).map(Arc::new)
+}
+
+/// Manifest schemas already built, by (provider allocation, id, version): the cache holds
+/// the provider, so its address is not reused while the entry lives (P23).
+type SchemaCache = HashMap<(usize, u16, u8), (Arc<Provider>, Arc<Schema>)>;
+static SCHEMAS: Mutex<Option<SchemaCache>> = Mutex::new(None);
+
+/// The schema of manifest event (`id`, `version`) of `p`, built once.
+fn manifest_schema(p: &Arc<Provider>, id: u16, version: u8) -> Option<Arc<Schema>> {
+    thread_local! {
+        /// This thread's last manifest schema (the cache entry it came from).
+        static LAST: std::cell::RefCell<Option<LastSchema>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let hit = LAST.with_borrow(|l| match l {
+        Some((lp, li, lv, s)) if Arc::ptr_eq(lp, p) && *li == id && *lv == version => {
+            Some(Arc::clone(s))
+        }
+        _ => None,
+    });
+    if hit.is_some() {
+        return hit;
+    }
+    let s = manifest_schema_shared(p, id, version)?;
+    LAST.set(Some((Arc::clone(p), id, version, Arc::clone(&s))));
+    Some(s)
+}
+
+/// [`manifest_schema`] through the process-wide cache.
+fn manifest_schema_shared(p: &Arc<Provider>, id: u16, version: u8) -> Option<Arc<Schema>> {
+    let key = (Arc::as_ptr(p) as usize, id, version);
+    if let Some((_, s)) = SCHEMAS.lock().as_ref().and_then(|c| c.get(&key)) {
+        return Some(Arc::clone(s));
+    }
+    let s = Arc::new(schema::from_manifest(p, id, version)?);
+    let mut cache = SCHEMAS.lock();
+    let cache = cache.get_or_insert_with(HashMap::new);
+    if cache.len() >= 4096 {
+        cache.clear();
+    }
+    cache.insert(key, (Arc::clone(p), Arc::clone(&s)));
+    Some(s)
 }
 
 /// The pointer size of `r`'s writer, or TDH_CONTEXT_POINTERSIZE's.
@@ -616,7 +660,9 @@ pub unsafe extern "system" fn TdhGetEventInformation(
             return NOT_FOUND;
         };
         // SAFETY: contract.
-        unsafe { copy_out(&event_info(&s, &r.desc), buffer.cast(), buffersize) }
+        event_info_cached(&s, &r.desc, |b| unsafe {
+            copy_out(b, buffer.cast(), buffersize)
+        })
     })
 }
 
@@ -674,21 +720,99 @@ unsafe fn wide_name(p: u64) -> Option<String> {
     unsafe { crate::strings::name(p as *const c_void, crate::strings::Encoding::Wide) }?.ok()
 }
 
-/// The bytes TdhGetProperty returns for `descs`.
-fn property_bytes<'d>(
-    s: &Schema,
-    data: &'d [u8],
+/// A thread's last walk: schema, pointer size, payload, locations.
+type LastWalk = (Arc<Schema>, usize, Vec<u8>, Vec<Loc>);
+/// A thread's last TRACE_EVENT_INFO: schema, descriptor, bytes.
+type LastInfo = (Arc<Schema>, [u8; 16], Vec<u8>);
+/// A thread's last manifest schema: provider, id, version, schema.
+type LastSchema = (Arc<Provider>, u16, u8, Arc<Schema>);
+
+thread_local! {
+    /// The last walk of this thread: (schema, pointer size, payload) and where its
+    /// properties lie. A consumer asks for each property of one event in turn; the same
+    /// schema over the same bytes lies the same way (P23).
+    static LAST_WALK: std::cell::RefCell<Option<LastWalk>> =
+        const { std::cell::RefCell::new(None) };
+    /// The last TRACE_EVENT_INFO this thread built, by schema and descriptor.
+    static LAST_INFO: std::cell::RefCell<Option<LastInfo>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// `f` of where the top-level properties of `s` lie in `data` (the thread's last walk when
+/// it is the same schema over the same bytes).
+fn with_located<R>(
+    s: &Arc<Schema>,
+    data: &[u8],
     ptr: usize,
-    descs: &[(String, u32)],
-) -> Result<&'d [u8], u32> {
-    let locs = schema::locate(s, data, ptr).map_err(|_| INVALID_EVENT_DATA)?;
-    // The candidates at this level: (schema index, location).
-    let mut level: Vec<(usize, Loc)> = locs.into_iter().enumerate().collect();
+    f: impl FnOnce(&[Loc]) -> Result<R, u32>,
+) -> Result<R, u32> {
+    let same = LAST_WALK.with_borrow(|last| {
+        matches!(last, Some((ls, lp, ld, _)) if Arc::ptr_eq(ls, s) && *lp == ptr && ld == data)
+    });
+    if !same {
+        let locs = schema::locate(s, data, ptr).map_err(|_| INVALID_EVENT_DATA)?;
+        LAST_WALK.set(Some((Arc::clone(s), ptr, data.to_vec(), locs)));
+    }
+    LAST_WALK.with_borrow(|last| match last {
+        Some((_, _, _, locs)) => f(locs),
+        None => Err(INVALID_PARAMETER),
+    })
+}
+
+/// [`event_info`], memoised per thread for the last (schema, descriptor).
+fn event_info_cached(
+    s: &Arc<Schema>,
+    desc: &EVENT_DESCRIPTOR,
+    f: impl FnOnce(&[u8]) -> u32,
+) -> u32 {
+    let d = descriptor_bytes(desc);
+    let mut f = Some(f);
+    let hit = LAST_INFO.with_borrow(|last| match last {
+        Some((ls, ld, bytes)) if Arc::ptr_eq(ls, s) && *ld == d => f.take().map(|f| f(bytes)),
+        _ => None,
+    });
+    if let Some(code) = hit {
+        return code;
+    }
+    let Some(f) = f else { return INVALID_PARAMETER };
+    let bytes = event_info(s, desc);
+    let code = f(&bytes);
+    LAST_INFO.set(Some((Arc::clone(s), d, bytes)));
+    code
+}
+
+/// The byte range of the property `descs` names.
+fn property_range(s: &Schema, locs: &[Loc], descs: &[(&[u8], u32)]) -> Result<(usize, usize), u32> {
+    // A UTF-16 name (bytes through its NUL) against a schema name, without making a String.
+    let is = |i: usize, name: &[u8]| {
+        let want = s.props[i].name.as_bytes();
+        if want.is_ascii() {
+            // One unit per byte, then the NUL: lengths first, then the bytes.
+            return name.len() == 2 * want.len() + 2
+                && want
+                    .iter()
+                    .zip(name.chunks_exact(2))
+                    .all(|(&b, c)| u16::from(b) == u16::from_ne_bytes([c[0], c[1]]));
+        }
+        let units = name
+            .chunks_exact(2)
+            .map(|c| u16::from_ne_bytes([c[0], c[1]]))
+            .take_while(|&u| u != 0);
+        s.props[i].name.encode_utf16().eq(units)
+    };
+    // The candidates at this level: top-level properties (index = schema index), then a
+    // struct element's members.
+    let mut members: Option<&[(usize, Loc)]> = None;
     for (k, (name, index)) in descs.iter().enumerate() {
-        let (_, loc) = level
-            .iter()
-            .find(|(i, _)| s.props[*i].name == *name)
-            .ok_or(NOT_FOUND)?;
+        let loc = match members {
+            None => locs
+                .iter()
+                .enumerate()
+                .find(|(i, _)| is(*i, name))
+                .map(|(_, l)| l),
+            Some(m) => m.iter().find(|(i, _)| is(*i, name)).map(|(_, l)| l),
+        }
+        .ok_or(NOT_FOUND)?;
         let elem = if *index == u32::MAX {
             None
         } else {
@@ -696,11 +820,10 @@ fn property_bytes<'d>(
         };
         if k + 1 == descs.len() {
             return Ok(match elem {
-                Some(e) => &data[e.start..e.end],
-                None if loc.elems.len() == 1 => &data[loc.elems[0].start..loc.elems[0].end],
+                Some(e) => (e.start, e.end),
                 None => match (loc.elems.first(), loc.elems.last()) {
-                    (Some(f), Some(l)) => &data[f.start..l.end],
-                    _ => &data[loc.start..loc.end],
+                    (Some(f), Some(l)) => (f.start, l.end),
+                    _ => (loc.start, loc.end),
                 },
             });
         }
@@ -709,7 +832,7 @@ fn property_bytes<'d>(
             None if loc.elems.len() == 1 => &loc.elems[0],
             None => return Err(INVALID_PARAMETER),
         };
-        level = e.members.clone();
+        members = Some(&e.members);
     }
     Err(INVALID_PARAMETER)
 }
@@ -732,17 +855,26 @@ unsafe fn get_property<'a>(
     let ctx = unsafe { items(ctx, ctx_count) }.ok_or(INVALID_PARAMETER)?;
     // SAFETY: contract.
     let descs = unsafe { items(descs, count) }.ok_or(INVALID_PARAMETER)?;
-    let mut named = Vec::with_capacity(descs.len());
+    let mut named: Vec<(&[u8], u32)> = Vec::with_capacity(descs.len());
     for d in descs {
-        // SAFETY: contract.
-        let name = unsafe { wide_name(d.PropertyName) }.ok_or(INVALID_PARAMETER)?;
-        named.push((name, d.ArrayIndex));
+        if d.PropertyName == 0 {
+            return Err(INVALID_PARAMETER);
+        }
+        // SAFETY: a NUL-terminated UTF-16 name (contract).
+        let raw = unsafe {
+            crate::strings::raw(d.PropertyName as *const u8, crate::strings::Encoding::Wide)
+        };
+        if !raw.ends_with(&[0, 0]) {
+            return Err(INVALID_PARAMETER); // no NUL within MAX_STRING_CHARS
+        }
+        named.push((raw, d.ArrayIndex));
     }
     // SAFETY: contract.
     let r = unsafe { record(event) };
     let ptr = pointer_size(&r, ctx)?;
     let s = find_schema(&r).ok_or(NOT_FOUND)?;
-    property_bytes(&s, r.data, ptr, &named)
+    let (start, end) = with_located(&s, r.data, ptr, |locs| property_range(&s, locs, &named))?;
+    Ok(&r.data[start..end])
 }
 
 /// `TdhGetPropertySize(pEvent, TdhContextCount, pTdhContext, PropertyDataCount,
@@ -1162,7 +1294,9 @@ pub unsafe extern "system" fn TdhLoadManifestFromBinary(binarypath: *const u16) 
 }
 
 /// Decoding handles and their parameters.
-static HANDLES: Mutex<(isize, Option<HashMap<isize, Vec<TDH_CONTEXT>>>)> = Mutex::new((0, None));
+/// The last handle number and the open handles with their parameters.
+type Handles = (isize, Option<HashMap<isize, Vec<TDH_CONTEXT>>>);
+static HANDLES: Mutex<Handles> = Mutex::new((0, None));
 
 /// `TdhOpenDecodingHandle(Handle)`: a new decoding handle. `ERROR_INVALID_PARAMETER` for
 /// NULL.
