@@ -13,7 +13,15 @@
 //! * a kernel (MOF) class: system and perfinfo records by HookId, classic records and
 //!   kernel-class GUIDs by (class, event type, version) (KRN-11…KRN-14); the class name is
 //!   the provider name, the event type name the event name;
-//! * the `RT_LostEvent` class: loss markers (BUF-14).
+//! * the `RT_LostEvent` class: loss markers (BUF-14);
+//! * a WPP message (`MESSAGE_TRACE_HEADER`, DEC-01) whose format a TMF file given with
+//!   `--tmf` has: the component as the provider name, the message name (source file and
+//!   line) as the event name, the arguments and TDH's WPP properties (`SequenceNum`,
+//!   `FunctionName`, `LevelName`, `FlagsName`) as fields, the text TraceFmt formats as the
+//!   message;
+//! * a classic event of a class a MOF file given with `--mof` declares (by GUID, event type
+//!   and version, before the kernel classes): the event class as the provider name, the
+//!   `EventTypeName` as the event name.
 //!
 //! A record none of them describes, or whose payload does not fit its description, keeps
 //! [`Decoded::fields`] empty and says why in [`Decoded::error`] (the decoder's own message,
@@ -31,9 +39,11 @@ use etwsim::{EventRecord, Guid};
 use etwsim_decode::fields::Value as MofValue;
 use etwsim_decode::manifest::{self, Item, Manifest};
 use etwsim_decode::mof;
+use etwsim_decode::mof_class::MofClasses;
 use etwsim_decode::tracelogging::{
     EventSchema, Field as TlField, OutType, ProviderTraits, Value as TlValue,
 };
+use etwsim_decode::wpp::{Argument, TmfSet, WppMessage};
 use serde_json::{Map, Number, Value as Json};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -179,6 +189,10 @@ pub(crate) enum Source {
     Kernel,
     /// An `RT_LostEvent` marker.
     Lost,
+    /// A WPP message and its TMF format.
+    Wpp,
+    /// A classic event and its class in a MOF file.
+    MofClass,
     /// Nothing describes it.
     None,
 }
@@ -242,11 +256,18 @@ fn lost_event_name(opcode: u8) -> String {
 /// The most diagnostics said for one manifest; a line then counts the others.
 const MAX_SHOWN_DIAGNOSTICS: usize = 50;
 
-/// The decoders a dump uses: TraceLogging and the kernel classes always, manifests as given.
+/// The decoders a dump uses: TraceLogging and the kernel classes always, manifests, TMF
+/// files and MOF classes as given.
 pub(crate) struct Decoder {
     manifests: Vec<Manifest>,
     /// The log file's `PointerSize`, for records whose header does not say.
     pointer_size: u8,
+    /// The TMF files given (`--tmf`), when any.
+    tmf: Option<TmfSet>,
+    /// The MOF classes given (`--mof`).
+    mof: MofClasses,
+    /// Whether record timestamps are FILETIMEs (for a WPP message's `%4`).
+    filetime: bool,
 }
 
 /// File names for FileIo events, as TraceEvent resolves them reading a file: FileKey first,
@@ -339,7 +360,45 @@ impl Decoder {
         Ok(Decoder {
             manifests,
             pointer_size: if pointer_size == 4 { 4 } else { 8 },
+            tmf: None,
+            mof: MofClasses::new(),
+            filetime: true,
         })
+    }
+
+    /// Adds the TMF files and folders (`--tmf`) and MOF files (`--mof`) to decode WPP
+    /// messages and classic events with; `filetime`: the records' timestamps are FILETIMEs.
+    /// What the readers noticed is said once on stderr, as for manifests.
+    pub(crate) fn with_classic(
+        mut self,
+        tmf: &[PathBuf],
+        mof: &[PathBuf],
+        filetime: bool,
+    ) -> Result<Decoder, Failure> {
+        self.filetime = filetime;
+        if !tmf.is_empty() {
+            let mut set = TmfSet::new();
+            for path in tmf {
+                set.add_path(path)
+                    .map_err(|e| Failure::failed(format!("cannot read TMF {}", named(path, &e))))?;
+            }
+            let lines: Vec<String> = set.diagnostics().iter().map(|d| d.to_string()).collect();
+            warn_all(&lines, set.diagnostics_not_kept(), "the TMF files");
+            self.tmf = Some(set);
+        }
+        for path in mof {
+            self.mof
+                .add_path(path)
+                .map_err(|e| Failure::failed(format!("cannot use MOF file {}", named(path, &e))))?;
+        }
+        let lines: Vec<String> = self
+            .mof
+            .diagnostics()
+            .iter()
+            .map(|d| d.to_string())
+            .collect();
+        warn_all(&lines, 0, "the MOF files");
+        Ok(self)
     }
 
     /// The manifest provider with GUID `guid`, from the first manifest that has it.
@@ -471,27 +530,38 @@ impl Decoder {
             }
             Some(RecordKind::Classic | RecordKind::InstanceGuid) => match t.guid {
                 Some(g) if g == Guid::RT_LOST_EVENT => lost(t.event_type()),
+                Some(g) if self.mof.find(g, t.event_type(), t.version as u8).is_ok() => {
+                    mof_class_event(&self.mof, t, g, pointer_size)
+                }
                 Some(g) if mof::class_by_guid(g).is_some() => kernel(
                     mof::decode_mof(g, t.event_type(), t.version as u8, pointer_size, &t.payload),
                     mof::class_by_guid(g),
                     t.event_type(),
                 ),
+                Some(g) if self.mof.classes().iter().any(|c| c.guid == g) => {
+                    // The class is known, not this version or event type: say which.
+                    mof_class_event(&self.mof, t, g, pointer_size)
+                }
                 _ => {
                     let mut out = Decoded::new(Source::None);
                     out.error = Some(
-                        "a classic (MOF) event of a class etwsim's kernel table does not know"
+                        "a classic (MOF) event of a class neither etwsim's kernel table nor a \
+                         MOF file given (--mof FILE) declares"
                             .into(),
                     );
                     out
                 }
             },
-            Some(RecordKind::Message) => {
-                let mut out = Decoded::new(Source::None);
-                out.error = Some(
-                    "a WPP message: its format is in TMF files, which etwsim does not read".into(),
-                );
-                out
-            }
+            Some(RecordKind::Message) => match &self.tmf {
+                Some(set) => wpp_message(set, t, pointer_size, self.filetime),
+                None => {
+                    let mut out = Decoded::new(Source::None);
+                    out.error = Some(
+                        "a WPP message: its format is in TMF files (--tmf FILE or FOLDER)".into(),
+                    );
+                    out
+                }
+            },
             _ => {
                 let mut out = Decoded::new(Source::None);
                 out.error = Some(format!("header type {:#04x} has no decoder", t.header_type));
@@ -499,6 +569,128 @@ impl Decoder {
             }
         }
     }
+}
+
+/// An error of a TMF or MOF reader for people: the readers' own errors already name the
+/// file (and line); the system's are said as the other commands say them.
+fn named(path: &std::path::Path, e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::NotFound | K::PermissionDenied | K::IsADirectory | K::NotADirectory => {
+            format!("{}: {}", path.display(), io_reason(e))
+        }
+        _ => e.to_string(),
+    }
+}
+
+/// Says `lines` once on stderr, each as `etwsim: warning: FILE:LINE: message`, at most
+/// [`MAX_SHOWN_DIAGNOSTICS`], then a count of the others.
+fn warn_all(lines: &[String], not_kept: usize, what: &str) {
+    for line in lines.iter().take(MAX_SHOWN_DIAGNOSTICS) {
+        eprintln!("etwsim: warning: {line}");
+    }
+    let more = lines.len().saturating_sub(MAX_SHOWN_DIAGNOSTICS) + not_kept;
+    if more > 0 {
+        eprintln!("etwsim: warning: {what}: {more} more diagnostics not shown");
+    }
+}
+
+/// A WPP message decoded and formatted with the TMF files given.
+fn wpp_message(set: &TmfSet, t: &TraceRecord, pointer_size: u8, filetime: bool) -> Decoded {
+    let mut out = Decoded::new(Source::Wpp);
+    let Some(mut message) = WppMessage::from_record(t, pointer_size) else {
+        out.error = Some("not a WPP message".into());
+        return out;
+    };
+    if !filetime {
+        message.timestamp = None;
+    }
+    if let Some(guid) = message.lookup_guid() {
+        if let Some(format) = set.message(guid, message.number) {
+            out.provider_name = Some(format.component.to_string());
+            out.event_name = Some(format.name.clone());
+        }
+    }
+    match set.decode(&message) {
+        Ok(d) => {
+            let mut fields: Vec<(String, Shown)> = d
+                .args
+                .iter()
+                .map(|a| (a.def.name.clone(), wpp_value(a)))
+                .collect();
+            let f = d.format;
+            if let Some(seq) = d.header.sequence {
+                fields.push(("SequenceNum".into(), Shown::Num(seq.into())));
+            }
+            for (name, value) in [
+                ("FunctionName", &f.function),
+                ("LevelName", &f.level),
+                ("FlagsName", &f.flags),
+            ] {
+                if let Some(v) = value {
+                    fields.push((name.into(), Shown::Str(v.clone())));
+                }
+            }
+            out.fields = Some(fields);
+            out.message = Some(d.text);
+        }
+        Err(e) => out.error = Some(e.to_string()),
+    }
+    out
+}
+
+/// A WPP argument as shown: text and special formats as TraceFmt shows them, plain numbers
+/// as numbers.
+fn wpp_value(a: &Argument<'_>) -> Shown {
+    use etwsim_decode::wpp::ItemType as I;
+    let kind = match (&a.def.item, &a.value) {
+        (_, MofValue::String(_) | MofValue::Ansi(_)) => Kind::Str,
+        (I::Double, _) => Kind::Float,
+        (
+            I::Char
+            | I::UChar
+            | I::Short
+            | I::UShort
+            | I::Long
+            | I::ULong
+            | I::LongLong
+            | I::ULongLong,
+            _,
+        ) => Kind::Int,
+        _ => Kind::Other,
+    };
+    Shown::scalar(a.shown(), kind)
+}
+
+/// A classic event decoded with the MOF classes given.
+fn mof_class_event(classes: &MofClasses, t: &TraceRecord, guid: Guid, pointer_size: u8) -> Decoded {
+    let mut out = Decoded::new(Source::MofClass);
+    let (event_type, version) = (t.event_type(), t.version as u8);
+    if let Ok((class, type_class)) = classes.find(guid, event_type, version) {
+        out.provider_name = Some(class.name.clone());
+        out.event_name = Some(type_class.event_name(event_type));
+    } else if let Some(class) = classes.classes().iter().find(|c| c.guid == guid) {
+        out.provider_name = Some(class.name.clone());
+    }
+    match classes.decode(guid, event_type, version, pointer_size, &t.payload) {
+        Ok(e) => {
+            out.fields = Some(
+                e.shown_fields()
+                    .into_iter()
+                    .map(|(f, text)| {
+                        let shown = if text == f.value.to_string() {
+                            mof_value(&f.value)
+                        } else {
+                            Shown::Text(text)
+                        };
+                        (f.name.clone(), shown)
+                    })
+                    .collect(),
+            );
+        }
+        Err(e) => out.error = Some(e.to_string()),
+    }
+    out
 }
 
 /// An `RT_LostEvent` marker.

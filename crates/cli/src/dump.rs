@@ -32,6 +32,10 @@ pub(crate) struct Options {
     pub(crate) format: Format,
     /// Manifests to decode events with (DEC-16).
     pub(crate) manifests: Vec<PathBuf>,
+    /// TMF files and folders to decode WPP messages with.
+    pub(crate) tmf: Vec<PathBuf>,
+    /// MOF files to decode classic events with.
+    pub(crate) mof: Vec<PathBuf>,
     /// Also show buffer 0's records (the EventTrace header first).
     pub(crate) header_records: bool,
 }
@@ -180,7 +184,11 @@ trait Sink {
 
 pub(crate) fn run(path: &Path, options: &Options, out: &mut dyn Write) -> Result<(), Failure> {
     let mut input = Input::open(path, options.header_records, true)?;
-    let decoder = Decoder::new(&options.manifests, input.header.pointer_size)?;
+    let decoder = Decoder::new(&options.manifests, input.header.pointer_size)?.with_classic(
+        &options.tmf,
+        &options.mof,
+        input.clock == Clock::FileTime,
+    )?;
     let clock = input.clock;
     let mut sink: Box<dyn Sink + '_> = match options.format {
         Format::Text => Box::new(Text { out, clock }),

@@ -45,6 +45,10 @@ pub(crate) struct Options {
     pub(crate) output: Option<PathBuf>,
     /// Manifests to decode events with (DEC-16).
     pub(crate) manifests: Vec<PathBuf>,
+    /// TMF files and folders to decode WPP messages with.
+    pub(crate) tmf: Vec<PathBuf>,
+    /// MOF files to decode classic events with.
+    pub(crate) mof: Vec<PathBuf>,
 }
 
 /// `ProcessId` / `ThreadId` of a record that has none (KRN-15).
@@ -53,7 +57,11 @@ const NO_ID: u32 = u32::MAX;
 pub(crate) fn run(path: &Path, options: &Options, stdout: &mut dyn Write) -> Result<(), Failure> {
     let ExportFormat::Chrome = options.format;
     let mut input = Input::open(path, false, options.output.is_none())?;
-    let decoder = Decoder::new(&options.manifests, input.header.pointer_size)?;
+    let decoder = Decoder::new(&options.manifests, input.header.pointer_size)?.with_classic(
+        &options.tmf,
+        &options.mof,
+        input.clock == Clock::FileTime,
+    )?;
     let damage = match &options.output {
         None => chrome(path, &mut input, &decoder, stdout)?,
         Some(out) => {

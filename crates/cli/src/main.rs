@@ -215,6 +215,12 @@ struct DumpArgs {
     /// An instrumentation manifest (.man) to decode its providers' events with; repeatable
     #[arg(short, long, value_name = "FILE")]
     manifest: Vec<PathBuf>,
+    /// A TMF file, or a folder of .tmf files, to decode WPP messages with; repeatable
+    #[arg(long, value_name = "PATH")]
+    tmf: Vec<PathBuf>,
+    /// A MOF file of classic providers' event classes to decode their events with; repeatable
+    #[arg(long, value_name = "FILE")]
+    mof: Vec<PathBuf>,
     /// Also print the header buffer's records (the EventTrace header first), as ProcessTrace
     /// delivers them
     #[arg(long, verbatim_doc_comment)]
@@ -242,6 +248,12 @@ struct ExportArgs {
     /// An instrumentation manifest (.man) to decode its providers' events with; repeatable
     #[arg(short, long, value_name = "FILE")]
     manifest: Vec<PathBuf>,
+    /// A TMF file, or a folder of .tmf files, to decode WPP messages with; repeatable
+    #[arg(long, value_name = "PATH")]
+    tmf: Vec<PathBuf>,
+    /// A MOF file of classic providers' event classes to decode their events with; repeatable
+    #[arg(long, value_name = "FILE")]
+    mof: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -414,6 +426,8 @@ fn execute(action: Action, out: &mut dyn Write) -> Result<(), Failure> {
             &dump::Options {
                 format: a.format,
                 manifests: a.manifest,
+                tmf: a.tmf,
+                mof: a.mof,
                 header_records: a.header_records,
             },
             out,
@@ -424,6 +438,8 @@ fn execute(action: Action, out: &mut dyn Write) -> Result<(), Failure> {
                 format: a.format,
                 output: a.output,
                 manifests: a.manifest,
+                tmf: a.tmf,
+                mof: a.mof,
             },
             out,
         ),
