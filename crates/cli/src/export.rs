@@ -56,6 +56,17 @@ const NO_ID: u32 = u32::MAX;
 
 pub(crate) fn run(path: &Path, options: &Options, stdout: &mut dyn Write) -> Result<(), Failure> {
     let ExportFormat::Chrome = options.format;
+    if let Some(out) = &options.output {
+        // Nothing is written over an input (issue 33): the .etl file, a manifest, a TMF or
+        // MOF file named by the command.
+        let inputs: Vec<&Path> = std::iter::once(path)
+            .chain(options.manifests.iter().map(PathBuf::as_path))
+            .chain(options.tmf.iter().map(PathBuf::as_path))
+            .chain(options.mof.iter().map(PathBuf::as_path))
+            .collect();
+        etwsim_scenario::files::refuse_overwrite(out, &inputs)
+            .map_err(|e| Failure::failed(e.to_string()))?;
+    }
     let mut input = Input::open(path, false, options.output.is_none())?;
     let decoder = Decoder::new(&options.manifests, input.header.pointer_size)?.with_classic(
         &options.tmf,
@@ -68,10 +79,13 @@ pub(crate) fn run(path: &Path, options: &Options, stdout: &mut dyn Write) -> Res
             let failed = |e: &io::Error| {
                 Failure::failed(format!("cannot write {}: {}", out.display(), io_reason(e)))
             };
-            let file = std::fs::File::create(out).map_err(|e| failed(&e))?;
+            // Written whole or not at all: a temporary file beside OUT, renamed into place
+            // (a damaged input's export is whole too: it ends with the damage's marker).
+            let file = etwsim_scenario::files::AtomicFile::create(out).map_err(|e| failed(&e))?;
             let mut w = io::BufWriter::new(file);
             let damage = chrome(path, &mut input, &decoder, &mut w).map_err(|e| failed(&e))?;
-            w.flush().map_err(|e| failed(&e))?;
+            let file = w.into_inner().map_err(|e| failed(e.error()))?;
+            file.commit().map_err(|e| failed(&e))?;
             damage
         }
     };

@@ -364,3 +364,40 @@ fn an_export_to_a_file_shows_its_progress_on_the_terminal() {
         1800
     );
 }
+
+/// Issue 33: `export F.etl -o F.etl` (or over a manifest it reads) is refused before anything
+/// is written, and the input is left as it was; a failed export leaves no half-written file.
+#[test]
+fn export_never_writes_over_its_inputs_and_leaves_no_partial_file() {
+    let (dir, _) = demo("export_overwrite");
+    let before = std::fs::read(dir.join("demo.etl")).unwrap();
+    let (out, _) = fails(
+        &dir,
+        &["export", "demo.etl", "-o", "demo.etl"],
+        1,
+        "demo.etl",
+    );
+    assert_eq!(out, "");
+    assert_eq!(std::fs::read(dir.join("demo.etl")).unwrap(), before);
+    let man = std::fs::read(dir.join("demo.man")).unwrap();
+    fails(
+        &dir,
+        &["export", "demo.etl", "-m", "demo.man", "-o", "./demo.man"],
+        1,
+        "demo.man",
+    );
+    assert_eq!(std::fs::read(dir.join("demo.man")).unwrap(), man);
+    // A damaged input: the export is written whole (with its damage marker), never cut.
+    std::fs::write(dir.join("cut.etl"), &before[..before.len() - 1000]).unwrap();
+    let _ = etwsim(&dir, &["export", "cut.etl", "-o", "cut.json"]);
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("cut.json")).unwrap()).unwrap();
+    assert!(json["otherData"]["error"].is_string(), "{json}");
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.') || n.contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
