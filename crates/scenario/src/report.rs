@@ -984,7 +984,14 @@ fn record_rows(
                 ));
             }
             let mut decoded = false;
-            if let Some(result) = etwsim_decode::tracelogging::decode_record(e) {
+            if h.flags & etwsim::record::header_flags::STRING_ONLY != 0 {
+                // An EventWriteString event is its text (EVT-13), before any schema.
+                decoded = true;
+                rows.push((
+                    "message".into(),
+                    etwsim_decode::fields::string_only_text(&e.user_data),
+                ));
+            } else if let Some(result) = etwsim_decode::tracelogging::decode_record(e) {
                 decoded = true;
                 match result {
                     Ok(d) => {

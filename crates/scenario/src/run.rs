@@ -967,9 +967,10 @@ impl<'a> Runner<'a> {
                     line,
                     &key,
                     format!(
-                        "expected {want}, got {} ({}): {e}",
+                        "expected {want}, got {} ({}): {}",
                         code.name().unwrap_or("an error"),
-                        code.0
+                        code.0,
+                        e.reason()
                     ),
                 );
             }
@@ -978,7 +979,12 @@ impl<'a> Runner<'a> {
                 self.fail(
                     line,
                     &key,
-                    format!("{} ({}): {e}", code.name().unwrap_or("error"), code.0),
+                    format!(
+                        "{} ({}): {}",
+                        code.name().unwrap_or("error"),
+                        code.0,
+                        e.reason()
+                    ),
                 );
             }
         }

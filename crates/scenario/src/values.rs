@@ -132,10 +132,20 @@ fn keyword_part<E: de::Error>(s: &str) -> Result<KeywordPart, E> {
     if let Some(n) = parse_u64(s) {
         return Ok(KeywordPart::Mask(n));
     }
-    if s.trim().is_empty() {
+    let t = s.trim();
+    if t.is_empty() {
         return Err(E::custom("an empty keyword name"));
     }
-    Ok(KeywordPart::Name(s.trim().to_string()))
+    // A number that parse_u64 refused is no name: say why (issue 33), not "unknown keyword".
+    if t.starts_with(|c: char| c.is_ascii_digit())
+        && t.chars()
+            .all(|c| c.is_ascii_hexdigit() || "xXbB_".contains(c))
+    {
+        return Err(E::custom(format!(
+            "the keyword number {t} does not fit in 64 bits (at most 0xffffffffffffffff)"
+        )));
+    }
+    Ok(KeywordPart::Name(t.to_string()))
 }
 
 impl<'de> Deserialize<'de> for KeywordValue {

@@ -169,6 +169,12 @@ fn mistakes_in_steps_and_expectations_point_at_the_key() {
             "has none",
         ),
         (
+            "[[step]]\nwrite = \"P\"\nkeyword = [\"0x10000000000000000\"]\n",
+            3,
+            "step[1].keyword",
+            "does not fit in 64 bits",
+        ),
+        (
             "[[step]]\nwrite = \"P\"\ncpu = 7\n",
             3,
             "step[1].cpu",

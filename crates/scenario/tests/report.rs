@@ -237,3 +237,27 @@ proptest! {
         let _ = report::etl_bytes_html(Path::new("cut.etl"), file, &[]);
     }
 }
+
+/// An EventWriteString event is shown as its text on the page, not as hex (EVT-13).
+#[test]
+fn etl_pages_show_an_event_write_string_event_as_its_text() {
+    // rule: EVT-13
+    let k = etwsim::Kernel::builder().deterministic(1).build().unwrap();
+    let s = k.session("S").log_file("s.etl").start().unwrap();
+    let app = k
+        .spawn("app.exe", etwsim::Token::administrator("admin"))
+        .unwrap();
+    let guid = etwsim::Guid::from_provider_name("Test-StringOnly");
+    let p = app.register_provider(guid).unwrap();
+    s.enable(guid, &etwsim::EnableParams::new()).unwrap();
+    p.write_string(
+        etwsim::Level::INFORMATION,
+        etwsim::Keyword(0),
+        "hello, page",
+    )
+    .unwrap();
+    s.stop().unwrap();
+    let bytes = k.disk().read("s.etl").unwrap();
+    let html = report::etl_bytes_html(Path::new("s.etl"), bytes, &[]).unwrap();
+    assert!(html.contains("hello, page"), "the text is on the page");
+}
