@@ -59,7 +59,6 @@ pub mod abi;
 mod consumer;
 mod controller;
 pub mod crt;
-pub mod win32;
 #[doc(hidden)]
 pub mod fuzzing;
 mod info;
@@ -69,6 +68,7 @@ mod provider;
 mod state;
 mod strings;
 pub mod tdh;
+pub mod win32;
 pub mod windows_sys;
 
 pub use consumer::{CloseTrace, OpenTraceA, OpenTraceW, ProcessTrace};
