@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use etwsim::Guid;
-use etwsim::etl::{BufferBuilder, CloseStats, Record, TraceRecord, Writer, WriterOptions};
+use etwsim::etl::{Record, TraceRecord};
 use etwsim::record::header_type;
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
@@ -52,14 +52,6 @@ fn utf16z(s: &str) -> Vec<u8> {
 
 fn classic_file(dir: &Path) -> PathBuf {
     let path = dir.join("classic.etl");
-    let mut w = Writer::create(
-        WriterOptions::new(&path)
-            .buffer_size(4096)
-            .processors(1)
-            .start(0, 134_116_992_000_000_000),
-    )
-    .unwrap();
-    let mut cpu0 = BufferBuilder::new(4096, 0).unwrap();
     let payload = [
         &3u32.to_le_bytes()[..],
         &utf16z("req"),
@@ -67,17 +59,14 @@ fn classic_file(dir: &Path) -> PathBuf {
         &[192, 0, 2, 1],
     ]
     .concat();
-    for r in [
+    let records = [
         classic(1, 1, 10, payload.clone()),
         classic(2, 1, 20, payload.clone()),
         classic(1, 5, 30, payload.clone()),
         classic(9, 1, 40, payload),
         classic(1, 1, 50, vec![1, 0]),
-    ] {
-        cpu0.push(&r).unwrap();
-    }
-    w.write_buffer(&cpu0.finish(1, 50, 0)).unwrap();
-    w.close(&CloseStats::default()).unwrap();
+    ];
+    one_buffer_file(&path, &records, 50);
     path
 }
 

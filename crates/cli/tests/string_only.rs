@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use etwsim::etl::{BufferBuilder, CloseStats, Record, Writer, WriterOptions};
+use etwsim::etl::Record;
 use etwsim::record::header_flags;
 use etwsim::{EventDescriptor, EventHeader, EventRecord, Guid, Keyword, Level};
 use serde_json::Value as Json;
@@ -21,27 +21,19 @@ fn utf16(s: &str) -> Vec<u8> {
 /// odd last byte, and an ordinary event with the first one's payload (nothing describes it).
 fn strings_file(dir: &Path) -> PathBuf {
     let path = dir.join("strings.etl");
-    let mut w = Writer::create(
-        WriterOptions::new(&path)
-            .buffer_size(4096)
-            .processors(1)
-            .start(0, 134_116_992_000_000_000),
-    )
-    .unwrap();
     let mut terminated = utf16("Service \"demo\" started\n(pid 42) ✓");
     terminated.extend([0, 0]);
     let mut odd = utf16("half");
     odd.push(0x41);
-    let mut cpu0 = BufferBuilder::new(4096, 0).unwrap();
-    for (i, (flags, payload)) in [
+    let records: Vec<Record> = [
         (header_flags::STRING_ONLY, terminated.clone()),
         (header_flags::STRING_ONLY, odd),
         (0, terminated),
     ]
     .into_iter()
     .enumerate()
-    {
-        cpu0.push(&Record::Event(EventRecord {
+    .map(|(i, (flags, payload))| {
+        Record::Event(EventRecord {
             header: EventHeader {
                 timestamp: 10 * (i as i64 + 1),
                 thread_id: 7,
@@ -53,11 +45,10 @@ fn strings_file(dir: &Path) -> PathBuf {
             },
             user_data: payload,
             ..EventRecord::default()
-        }))
-        .unwrap();
-    }
-    w.write_buffer(&cpu0.finish(1, 30, 0)).unwrap();
-    w.close(&CloseStats::default()).unwrap();
+        })
+    })
+    .collect();
+    one_buffer_file(&path, &records, 30);
     path
 }
 

@@ -8,10 +8,7 @@ mod common;
 
 use common::*;
 use etwsim::Guid;
-use etwsim::etl::{
-    BufferBuilder, CloseStats, MessageInfo, Record, TraceRecord, Writer, WriterOptions,
-    message_flags,
-};
+use etwsim::etl::{MessageInfo, Record, TraceRecord, message_flags};
 use etwsim::record::header_type;
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
@@ -62,14 +59,6 @@ fn message(number: u16, sequence: u32, ts: i64, payload: Vec<u8>) -> Record {
 /// describes and one whose payload is short.
 fn wpp_file(dir: &Path) -> PathBuf {
     let path = dir.join("tracedrv.etl");
-    let mut w = Writer::create(
-        WriterOptions::new(&path)
-            .buffer_size(4096)
-            .processors(1)
-            .start(0, 134_116_992_000_000_000),
-    )
-    .unwrap();
-    let mut cpu0 = BufferBuilder::new(4096, 0).unwrap();
     let records = [
         message(10, 1, 10, 1i32.to_le_bytes().to_vec()),
         message(11, 2, 20, [&1i32.to_le_bytes()[..], b"Hi\0"].concat()),
@@ -78,11 +67,7 @@ fn wpp_file(dir: &Path) -> PathBuf {
         message(77, 5, 50, vec![1, 2, 3]),
         message(10, 6, 60, vec![1, 2]),
     ];
-    for r in &records {
-        cpu0.push(r).unwrap();
-    }
-    w.write_buffer(&cpu0.finish(1, 60, 0)).unwrap();
-    w.close(&CloseStats::default()).unwrap();
+    one_buffer_file(&path, &records, 60);
     path
 }
 

@@ -211,3 +211,23 @@ pub(crate) fn readme_blocks(heading: &str, lang: &str) -> Vec<String> {
         .map(String::from)
         .collect()
 }
+
+/// Writes `records` to `path` as a one-CPU file of 4 KB buffers holding them in one data
+/// buffer flushed at `flushed` (the file's clock starts at 2026-01-01, FILETIME), as the
+/// tests that build files record by record need.
+pub(crate) fn one_buffer_file(path: &Path, records: &[etwsim::etl::Record], flushed: i64) {
+    use etwsim::etl::{BufferBuilder, CloseStats, Writer, WriterOptions};
+    let mut w = Writer::create(
+        WriterOptions::new(path)
+            .buffer_size(4096)
+            .processors(1)
+            .start(0, 134_116_992_000_000_000),
+    )
+    .unwrap();
+    let mut cpu0 = BufferBuilder::new(4096, 0).unwrap();
+    for r in records {
+        cpu0.push(r).unwrap();
+    }
+    w.write_buffer(&cpu0.finish(1, flushed, 0)).unwrap();
+    w.close(&CloseStats::default()).unwrap();
+}
