@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# valgrind memcheck of the kernel crate's one `unsafe` module, the buffer pool's bytes
-# (crates/kernel/src/data/buffer/raw.rs, docs/ARCHITECTURE.md): every test that writes records
-# into pool buffers or copies them out runs under memcheck, which must report no error.
+# valgrind memcheck of the kernel side's one `unsafe` module, the buffer pool's bytes
+# (crates/buffers/src/raw.rs, docs/ARCHITECTURE.md): every test that writes records into pool
+# buffers or copies them out runs under memcheck, which must report no error.
 #
-# - the kernel's unit tests (all of them, a few seconds): the module's own (alignment, bounds
-#   refusal, odd lengths and padding), the pool's (switching, growth, loss, ring mode) and the
-#   write path's (header and payload stores, the in-place system records);
+# - the buffer pool crate's unit tests: the module's own (alignment, bounds refusal, odd
+#   lengths and padding), the pool's (switching, growth, loss, ring mode) and the doorbell's;
+# - the kernel's unit tests (all of them, a few seconds): the write path's (header and payload
+#   stores, the in-place system records) and the single-threaded lanes';
 # - the integration tests of buffers (ring mode, growth, flushes, real time, the buffer
 #   header), of the event path (EventWrite, extended items, TraceLogging, classic events), of
 #   the kernel's own events (system records built in place), the threaded stress tests
@@ -42,11 +43,11 @@ for line in sys.stdin:
         print(m["executable"])'
 }
 
-mapfile -t lib < <(executables -p etwsim-kernel --lib)
+mapfile -t lib < <(executables -p etwsim-buffers -p etwsim-kernel --lib)
 mapfile -t integration < <(executables -p etwsim --test buffers --test events \
     --test classic_events --test kernel_events --test stress --test single_threaded)
-if [ "${#lib[@]}" -ne 1 ] || [ "${#integration[@]}" -ne 6 ]; then
-    echo "expected 1 + 6 test executables, got: ${lib[*]} ${integration[*]}" >&2
+if [ "${#lib[@]}" -ne 2 ] || [ "${#integration[@]}" -ne 6 ]; then
+    echo "expected 2 + 6 test executables, got: ${lib[*]} ${integration[*]}" >&2
     exit 1
 fi
 for t in "${lib[@]}" "${integration[@]}"; do

@@ -32,9 +32,9 @@
 //! assert!(!provider.is_enabled());
 //! # Ok::<(), etwsim_kernel::Error>(())
 //! ```
-// `unsafe` is allowed in one module only, the buffer pool's bytes (data/buffer/raw.rs: each
-// block has its SAFETY reason; loom and valgrind check it, docs/ARCHITECTURE.md).
-#![deny(unsafe_code)]
+// No `unsafe`: the buffer pool's bytes, the one `unsafe` module on the kernel's side, live in
+// the etwsim-buffers crate (crates/buffers, docs/ARCHITECTURE.md).
+#![forbid(unsafe_code)]
 
 // The rooms (docs/ARCHITECTURE.md): the control plane, the data plane, the simulated machine
 // and the system providers (the OS activity and the kernel events it writes).
@@ -44,7 +44,6 @@ mod data;
 mod error;
 pub mod journal;
 mod machine;
-mod sync;
 pub mod system;
 
 pub use boot::{BootOptions, BootReport, BootSessionKind, Machine, ProviderReport, SessionReport};

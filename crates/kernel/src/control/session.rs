@@ -8,7 +8,6 @@
 //! [`Session`] is the controller's handle; dropping it does not stop the session (SES-16).
 
 use crate::control::notify::SessionNotification;
-use crate::data::buffer::BufferPool;
 use crate::data::file_sink::{EtlFileSink, FileStart};
 use crate::data::logger::{LoggerThread, RealTime, Sink};
 use crate::journal::FlushReason;
@@ -16,6 +15,7 @@ use crate::machine::clock::Clock;
 use crate::machine::kernel::{Kernel, State};
 use crate::machine::process::{Process, ProcessRecord};
 use crate::{Error, Result};
+use etwsim_buffers::BufferPool;
 use etwsim_types::{ClockType, Guid, LogFileMode, TraceControl};
 use parking_lot::Mutex;
 use std::sync::Arc;

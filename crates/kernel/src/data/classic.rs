@@ -13,11 +13,11 @@
 //! `UserTime` stay 0 as in every record the simulator writes.
 
 use crate::control::session::LoggerContext;
-use crate::data::buffer::ReserveError;
 use crate::data::write::{Refusal, refusal, store_bytes};
 use crate::machine::process::Process;
 use crate::machine::thread::with_current;
 use crate::{Error, Kernel, Result, TraceHandle};
+use etwsim_buffers::ReserveError;
 use etwsim_etl::{Record, TraceRecord};
 use etwsim_types::record::{align8, header_type};
 use etwsim_types::{EventRecord, Guid, Win32Error};

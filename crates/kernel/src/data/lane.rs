@@ -33,10 +33,10 @@
 
 use crate::control::provider::{LevelKeywordGate, Provider, Routes};
 use crate::control::session::LoggerContext;
-use crate::data::buffer::{Cursor, OwnerHandle};
 use crate::data::write::{HeaderTemplate, Refusal};
 use crate::machine::clock::Clock;
 use crate::machine::thread::{Versioned, lane_epoch};
+use etwsim_buffers::{Cursor, OwnerHandle};
 use etwsim_types::EventDescriptor;
 use etwsim_types::record::{EVENT_HEADER_SIZE, MAX_EVENT_SIZE, align8, header_flags};
 use std::cell::RefCell;
@@ -120,7 +120,7 @@ impl Lane {
         let head = self.head.words(size as u16, timestamp, desc);
         self.cursor = at.write(&head, payload)?;
         now.store(ticks, Ordering::Relaxed);
-        #[cfg(all(test, not(etwsim_loom)))]
+        #[cfg(test)]
         tests::HITS.with(|h| h.set(h.get() + 1));
         Some(Ok(()))
     }
@@ -211,7 +211,7 @@ impl Provider {
     }
 }
 
-#[cfg(all(test, not(etwsim_loom)))]
+#[cfg(test)]
 mod tests {
     use crate::{EnableParams, Kernel, MemorySink, Token};
     use etwsim_types::{EventDescriptor, Guid, Keyword, Level};

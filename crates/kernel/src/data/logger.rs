@@ -19,8 +19,8 @@
 
 use crate::control::session::{LoggerContext, SessionProperties};
 use crate::data::classic::buffer_events;
-use crate::data::doorbell::Doorbell;
 use crate::journal::{FlushReason, JournalEvent, LossCounter};
+use etwsim_buffers::Doorbell;
 use etwsim_types::record::{BufferHeader, buffer_flags};
 use etwsim_types::{EventRecord, LogFileMode};
 use parking_lot::{Condvar, Mutex};
@@ -550,7 +550,7 @@ impl LoggerThread {
                 let idle = std::time::Duration::from_secs(3600);
                 let bell = &ctx.pool.doorbell;
                 // Whether the last round wrote something out: then writers wake this thread
-                // only per batch of buffers, and it polls (`data/doorbell.rs`).
+                // only per batch of buffers, and it polls (`etwsim_buffers::Doorbell`).
                 let mut busy = false;
                 while !stop2.load(Ordering::Acquire) {
                     let wait = ctx

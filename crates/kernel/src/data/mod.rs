@@ -4,10 +4,8 @@
 //! pool, the logger thread that flushes buffers, the sinks it flushes into (`.etl` file, memory)
 //! and the real-time consumers that read them.
 
-pub(crate) mod buffer;
 pub(crate) mod classic;
 pub(crate) mod consumer;
-pub(crate) mod doorbell;
 pub(crate) mod file_sink;
 pub(crate) mod lane;
 pub(crate) mod logger;

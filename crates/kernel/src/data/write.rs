@@ -26,12 +26,12 @@
 use crate::control::filter::{EventView, session_accepts, wants_stack};
 use crate::control::provider::{Provider, Route, Routes};
 use crate::control::session::LoggerContext;
-use crate::data::buffer::{Record, ReserveError};
 use crate::journal::{JournalEvent, LossCounter};
 use crate::machine::thread::{
     ThreadState, WRITER_LOCAL, WriterLocal, current_in, lane_epoch, with_writer_local,
 };
 use crate::{Error, Result};
+use etwsim_buffers::{Record, ReserveError};
 use etwsim_decode::tracelogging::EventBuilder;
 use etwsim_types::record::{
     EVENT_HEADER_SIZE, MAX_EVENT_DATA_DESCRIPTORS, MAX_EVENT_SIZE, MAX_STACK_FRAMES, align8,
@@ -1310,7 +1310,7 @@ impl Provider {
             .pool
             .record(stamp.cpu, align8(size) as u64)
             .map_err(|e| reserve_refusal(e, size, ctx.pool.capacity()))?;
-        if rec.offset() == crate::data::buffer::HEADER && ctx.journal.is_some() {
+        if rec.offset() == etwsim_buffers::HEADER && ctx.journal.is_some() {
             // The first record of a buffer: this CPU just switched to it (BUF-02, BUF-03).
             ctx.note(|| JournalEvent::BufferSwitch {
                 session: ctx.cfg.name.clone(),
@@ -1418,7 +1418,7 @@ mod tests {
 
     #[test]
     fn store_bytes_pads_and_keeps_every_length() {
-        use crate::data::buffer::{BufferPool, HEADER};
+        use etwsim_buffers::{BufferPool, HEADER};
         // One buffer of a header and 80 bytes, written over and over: each round first fills
         // it with 0xFF (stale bytes the padding must overwrite).
         let pool = BufferPool::new(HEADER + 80, 1, 1, 1, 1, false);

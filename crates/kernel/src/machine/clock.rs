@@ -129,7 +129,7 @@ pub fn raw_to_filetime(raw: i64, clock: ClockType, boot_filetime: i64) -> i64 {
     }
 }
 
-#[cfg(all(test, not(etwsim_loom)))]
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -193,7 +193,7 @@ impl KernelBuilder {
     /// their kernel events are not recorded (they count as lost) and do not move the clock.
     /// Everything else — queries, registering providers, the OS's tables — works from any
     /// thread. The buffer pool checks the thread itself, so no path can reach the buffers from
-    /// another thread (`data/buffer.rs`, "The single-threaded pool").
+    /// another thread (`crates/buffers/src/pool.rs`, "The single-threaded pool").
     ///
     /// ```
     /// use etwsim_kernel::{Error, Kernel};

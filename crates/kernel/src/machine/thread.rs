@@ -115,26 +115,10 @@ pub(crate) fn invalidate_lanes() {
     LANE_EPOCH.fetch_add(1, Ordering::AcqRel);
 }
 
-/// This OS thread's number: unique in the process, never 0, fixed for the thread's life (the
-/// owner of a single-threaded kernel, `KernelBuilder::single_threaded`). `std`'s `ThreadId`
-/// would do, but reading it clones the thread's handle; this is one thread-local load.
-#[inline(always)]
-pub(crate) fn os_thread() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    thread_local! {
-        static ME: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-    }
-    // A thread whose locals are gone has no number: 0, which owns nothing.
-    ME.try_with(|me| match me.get() {
-        0 => {
-            let n = NEXT.fetch_add(1, Ordering::Relaxed);
-            me.set(n);
-            n
-        }
-        n => n,
-    })
-    .unwrap_or(0)
-}
+/// This OS thread's number (the owner of a single-threaded kernel,
+/// `KernelBuilder::single_threaded`): the buffer pool's, which checks it on every path into
+/// its buffers.
+pub(crate) use etwsim_buffers::os_thread;
 
 /// A simulated thread of a simulated process. Clones share the thread.
 #[derive(Clone, Debug)]
@@ -442,7 +426,7 @@ impl Process {
     }
 }
 
-#[cfg(all(test, not(etwsim_loom)))]
+#[cfg(test)]
 mod tests {
     use super::*;
 

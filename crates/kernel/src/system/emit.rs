@@ -5,11 +5,11 @@
 use crate::control::filter::{EventView, session_accepts};
 use crate::control::provider::RegEntry;
 use crate::control::session::LoggerContext;
-use crate::data::buffer::Record;
 use crate::data::write::{refusal, store_bytes};
 use crate::machine::thread::{Versioned, WRITER_LOCAL, WriterLocal, with_versioned};
 use crate::system::flags::{GroupMask, SystemProvider};
 use arc_swap::ArcSwap;
+use etwsim_buffers::Record;
 use etwsim_decode::fields::Value;
 use etwsim_decode::mof::Schema;
 use etwsim_types::record::{MAX_EVENT_SIZE, align8, header_flags, header_type};
@@ -518,7 +518,7 @@ impl<const N: usize> SysRecord<N> {
     /// `ctx`'s clock: one copy of the record and its padding (the bytes past it are 0).
     ///
     /// The same checks and accounting as [`put`], with the record written and committed in
-    /// one step ([`crate::data::buffer::BufferPool::write_record`]): it is whole already.
+    /// one step ([`etwsim_buffers::BufferPool::write_record`]): it is whole already.
     #[inline]
     fn store(&mut self, ctx: &LoggerContext, o: &Origin) {
         self.set_size();

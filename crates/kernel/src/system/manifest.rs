@@ -199,7 +199,7 @@ pub(crate) fn image_load(k: &Kernel, pid: u32, base: u64, i: &ImageRow, o: &Orig
     emit::manifest(p, &desc, &out, o);
 }
 
-#[cfg(all(test, not(etwsim_loom)))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::{EnableParams, MemorySink, ProcessSpec, Token};

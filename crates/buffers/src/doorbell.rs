@@ -28,9 +28,10 @@ use crate::sync::{AtomicU32, Ordering::SeqCst};
 use std::time::Duration;
 
 /// The writers' side of waking a logger thread: the buffers made ready since its last round,
-/// and whether it sleeps.
+/// and whether it sleeps. A pool's ([`BufferPool::doorbell`](crate::BufferPool::doorbell)):
+/// its writers ring it, its logger thread drains and announces sleep through it.
 #[derive(Debug)]
-pub(crate) struct Doorbell {
+pub struct Doorbell {
     /// Buffers made ready since the logger last began a drain (may count a few it already
     /// took: an early wake-up, never a missed one).
     pending: AtomicU32,
@@ -43,7 +44,7 @@ pub(crate) struct Doorbell {
 
 impl Doorbell {
     /// How often a busy logger looks for ready buffers without being woken.
-    pub(crate) const POLL: Duration = Duration::from_millis(1);
+    pub const POLL: Duration = Duration::from_millis(1);
 
     /// A doorbell whose logger sleeps (it has not started its first round).
     pub(crate) fn new() -> Doorbell {
@@ -69,7 +70,7 @@ impl Doorbell {
     }
 
     /// Logger: it is awake and about to drain; what was pending is being taken.
-    pub(crate) fn draining(&self) {
+    pub fn draining(&self) {
         self.asleep.store(0, SeqCst);
         self.pending.store(0, SeqCst);
     }
@@ -77,7 +78,7 @@ impl Doorbell {
     /// Logger: its last round found nothing. Announces that it sleeps, then looks for work
     /// made ready meanwhile. Returns `true` when it may sleep until woken; `false` when work
     /// arrived (it stays awake).
-    pub(crate) fn may_sleep(&self) -> bool {
+    pub fn may_sleep(&self) -> bool {
         #[cfg(etwsim_loom)]
         if self.check_before_announcing {
             let idle = self.pending.load(SeqCst) == 0;

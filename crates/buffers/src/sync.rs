@@ -1,13 +1,14 @@
-//! The atomics the buffer protocol uses: `std`'s normally, loom's under `--cfg etwsim_loom`
-//! so the reservation / switch protocol can be model-checked (see the `loom_tests` module of
-//! `buffer.rs`).
+//! The loom switch: the atomics, cells and queues the buffer protocol uses, `std`'s (and
+//! crossbeam's, parking_lot's) normally, loom's under `--cfg etwsim_loom` so the reservation /
+//! switch protocol and the doorbell can be model-checked (the `loom_tests` modules of
+//! `pool.rs` and `doorbell.rs`).
 
 #[cfg(etwsim_loom)]
 pub(crate) use loom::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 #[cfg(not(etwsim_loom))]
 pub(crate) use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-/// The cell of a pool buffer's word (`data/buffer/raw.rs`); under the model loom's, which
+/// The cell of a pool buffer's word (`raw.rs`); under the model loom's, which
 /// checks the causality of every access (its API differs: `with` / `with_mut`, not `get`).
 #[cfg(etwsim_loom)]
 pub(crate) use loom::cell::UnsafeCell;

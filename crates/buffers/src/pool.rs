@@ -3,8 +3,8 @@
 //!
 //! # Buffers
 //!
-//! A buffer is `BufferSize` bytes, 8-byte aligned ([`raw::RawBuffer`], the kernel crate's one
-//! module with `unsafe`: its accesses are made exclusive by the protocol below). Records are
+//! A buffer is `BufferSize` bytes, 8-byte aligned ([`RawBuffer`], this crate's one module
+//! with `unsafe`: its accesses are made exclusive by the protocol below). Records are
 //! 8-byte aligned and padded (BUF-15). The first 0x48 bytes are the `WMI_BUFFER_HEADER`,
 //! written by the logger into its copy when the buffer is flushed.
 //!
@@ -47,30 +47,30 @@
 //! (before the slot is set, `own_lines`) and the logger (reads, after the buffer is ready,
 //! through a [`Ready`]).
 
-#[allow(unsafe_code)]
-mod raw;
-
-use crate::data::doorbell::Doorbell;
+use crate::doorbell::Doorbell;
+use crate::raw::{RawBuffer, Record};
 use crate::sync::{AtomicU32, AtomicU64, FreeList, IndexQueue, Ordering};
 use crossbeam::utils::CachePadded;
-use raw::RawBuffer;
-pub(crate) use raw::Record;
 use std::sync::OnceLock;
 
-/// `sizeof(WMI_BUFFER_HEADER)`.
-pub(crate) const HEADER: u64 = 0x48;
+/// `sizeof(WMI_BUFFER_HEADER)`: the bytes at the start of every buffer that the logger fills
+/// in when it writes the buffer out ([`BufferPool::flushed`]); records start after them.
+pub const HEADER: u64 = 0x48;
 const OFFSET_MASK: u64 = (1 << 25) - 1;
 const WRITER_ONE: u64 = 1 << 25;
 const WRITERS_MASK: u64 = ((1 << 15) - 1) << 25;
 const SEALED: u64 = 1 << 40;
 const GEN_SHIFT: u32 = 41;
 
+#[inline(always)]
 fn offset(st: u64) -> u64 {
     st & OFFSET_MASK
 }
+#[inline(always)]
 fn writers(st: u64) -> u64 {
     (st & WRITERS_MASK) >> 25
 }
+#[inline(always)]
 fn generation(st: u64) -> u64 {
     st >> GEN_SHIFT
 }
@@ -144,6 +144,7 @@ impl Buffer {
         }
     }
 
+    #[inline]
     fn bytes(&self) -> &RawBuffer {
         self.bytes
             .get()
@@ -172,7 +173,7 @@ fn own_lines(bytes: &RawBuffer) {
 
 /// Why a reservation failed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum ReserveError {
+pub enum ReserveError {
     /// The record can never fit in one buffer (EVT-06: `ERROR_MORE_DATA`).
     TooBig,
     /// No free buffer and the pool is at MaximumBuffers (EVT-07: `ERROR_NOT_ENOUGH_MEMORY`).
@@ -194,9 +195,10 @@ struct Reservation {
     len: u32,
 }
 
-/// A record being written: its reservation (the proof that the range is the holder's alone)
-/// and the [`Record`] writing it. Dropping it zero-fills the rest of the range and commits.
-pub(crate) struct Reserved<'a> {
+/// A record being written ([`BufferPool::record`]): its reservation (the proof that the range
+/// is the holder's alone) and the [`Record`] writing it. Dropping it zero-fills the rest of the
+/// range and commits.
+pub struct Reserved<'a> {
     pool: &'a BufferPool,
     /// Committed by `drop`, once.
     reservation: Reservation,
@@ -232,20 +234,22 @@ impl Drop for Reserved<'_> {
     }
 }
 
-/// A buffer the logger popped from the ready queue: sealed, every writer committed. Write it
-/// out with [`BufferPool::flushed`], then give it back with [`BufferPool::release`].
-pub(crate) struct Ready {
+/// A buffer the logger popped from the ready queue ([`BufferPool::pop_ready`]): sealed, every
+/// writer committed. Write it out with [`BufferPool::flushed`], then give it back with
+/// [`BufferPool::release`].
+pub struct Ready {
     index: u32,
     /// The pool that popped it (its address): only that pool lends its bytes.
     pool: usize,
     /// The CPU slot it was filled on (its header's ProcessorIndex).
-    pub(crate) cpu: u16,
+    pub cpu: u16,
     /// The bytes used, header included.
-    pub(crate) used: u64,
+    pub used: u64,
 }
 
-/// A session's buffers.
-pub(crate) struct BufferPool {
+/// A session's buffers: per-CPU in-use buffers, a free list, a ready (flush) queue, growth up
+/// to MaximumBuffers and BUFFERING mode's ring.
+pub struct BufferPool {
     /// Bytes per buffer (BufferSize × 1024).
     size: u64,
     /// MaximumBuffers (UPDATE may change it, SES-77).
@@ -265,11 +269,12 @@ pub(crate) struct BufferPool {
     ring: bool,
     /// Wakes the logger when a buffer becomes ready (threaded mode) and the doorbell says so.
     waker: OnceLock<Box<dyn Fn() + Send + Sync>>,
-    /// When a ready buffer wakes the logger thread (threaded mode; `data/doorbell.rs`).
-    pub(crate) doorbell: Doorbell,
-    /// A single-threaded kernel's OS thread ([`crate::machine::thread::os_thread`]): the only
-    /// one that may reserve, seal or write through an [`Owned`] (see "The single-threaded
-    /// pool" below). 0: any thread.
+    /// When a ready buffer wakes the logger thread (threaded mode; the logger thread reads
+    /// and announces through it).
+    pub doorbell: Doorbell,
+    /// A single-threaded kernel's OS thread ([`os_thread`]): the only one that may reserve,
+    /// seal or write through an [`Owned`] (see "The single-threaded pool" below). 0: any
+    /// thread.
     owner: u64,
     /// The loom model's deliberate bug (`Bug::None` unless a test sets another).
     #[cfg(etwsim_loom)]
@@ -279,7 +284,7 @@ pub(crate) struct BufferPool {
 /// The owner thread's hold on a single-threaded pool's buffers ([`BufferPool::cursor`]):
 /// made only on that thread, and not `Send`, so whoever holds one is the pool's owner (which
 /// never changes). It keeps the buffers alive, and writes records after a [`Cursor`].
-pub(crate) struct OwnerHandle {
+pub struct OwnerHandle {
     buffers: std::sync::Arc<[Buffer]>,
     _not_send: std::marker::PhantomData<*const ()>,
 }
@@ -290,7 +295,7 @@ impl OwnerHandle {
     /// the cursor was made. A record written through the returned [`Owned`] is the one a
     /// reservation of `len` bytes at that offset would have written.
     #[inline(always)]
-    pub(crate) fn open(&self, at: Cursor, len: u64) -> Option<Owned<'_>> {
+    pub fn open(&self, at: Cursor, len: u64) -> Option<Owned<'_>> {
         let buffer = self.buffers.get(at.index as usize)?;
         if buffer.state.load(Ordering::Relaxed) != at.state {
             return None;
@@ -309,14 +314,14 @@ impl OwnerHandle {
 /// fields are this module's: a cursor's state is always one with no writer in flight and
 /// no seal.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Cursor {
+pub struct Cursor {
     index: u32,
     state: u64,
 }
 
 impl Cursor {
     /// A cursor no buffer matches (the index of none).
-    pub(crate) const NONE: Cursor = Cursor {
+    pub const NONE: Cursor = Cursor {
         index: u32::MAX,
         state: 0,
     };
@@ -339,7 +344,7 @@ impl Cursor {
 /// The state word stays what the shared protocol above would leave (offset + `len`, no
 /// writer), so the reservation protocol, the seal and the logger take over from it as from
 /// any committed record.
-pub(crate) struct Owned<'a> {
+pub struct Owned<'a> {
     buffer: &'a Buffer,
     at: Cursor,
     len: u64,
@@ -352,7 +357,7 @@ impl Owned<'_> {
     /// it; `None`, with nothing written, if the record does not fit in the buffer, `len` is
     /// not a multiple of 8, or `head` and `payload` take more than `len` bytes.
     #[inline(always)]
-    pub(crate) fn write<const N: usize>(self, head: &[u64; N], payload: &[u8]) -> Option<Cursor> {
+    pub fn write<const N: usize>(self, head: &[u64; N], payload: &[u8]) -> Option<Cursor> {
         let Owned {
             buffer, at, len, ..
         } = self;
@@ -368,13 +373,38 @@ impl Owned<'_> {
     }
 }
 
+/// This OS thread's number: unique in the process, never 0, fixed for the thread's life (the
+/// owner of a single-threaded pool, [`BufferPool::owned_by`], and of its kernel). `std`'s
+/// `ThreadId` would do, but reading it clones the thread's handle; this is one thread-local
+/// load.
+#[inline(always)]
+pub fn os_thread() -> u64 {
+    // std's atomic, also under loom: a process-wide counter outside any model (the models'
+    // pools have no owner and never ask).
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    thread_local! {
+        static ME: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+    // A thread whose locals are gone has no number: 0, which owns nothing.
+    ME.try_with(|me| match me.get() {
+        0 => {
+            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            me.set(n);
+            n
+        }
+        n => n,
+    })
+    .unwrap_or(0)
+}
+
 /// The outcome of [`BufferPool::commit`]: whether the logger has work now.
-pub(crate) type Committed = bool;
+type Committed = bool;
 
 impl BufferPool {
     /// A pool of `min` buffers allocated now (BUF-01), growing to at most `cap` (the largest
-    /// MaximumBuffers UPDATE may set), with `cpus` in-use slots.
-    pub(crate) fn new(
+    /// MaximumBuffers UPDATE may set), with `cpus` in-use slots; `ring` for BUFFERING mode's
+    /// ring (BUF-09).
+    pub fn new(
         buffer_size: u64,
         min: u32,
         max: u32,
@@ -416,7 +446,7 @@ impl BufferPool {
     }
 
     /// The pool of a single-threaded kernel owned by OS thread `owner` (`None`: shared).
-    pub(crate) fn owned_by(mut self, owner: Option<u64>) -> BufferPool {
+    pub fn owned_by(mut self, owner: Option<u64>) -> BufferPool {
         self.owner = owner.unwrap_or(0);
         self
     }
@@ -425,20 +455,24 @@ impl BufferPool {
     /// owner and it is another thread.
     #[inline(always)]
     fn foreign(&self) -> bool {
-        self.owner != 0 && self.owner != crate::machine::thread::os_thread()
+        self.owner != 0 && self.owner != os_thread()
     }
 
     /// Bytes per buffer.
-    pub(crate) fn buffer_size(&self) -> u64 {
+    #[inline]
+    pub fn buffer_size(&self) -> u64 {
         self.size
     }
 
     /// The largest record a buffer can take.
-    pub(crate) fn capacity(&self) -> u64 {
+    #[inline]
+    pub fn capacity(&self) -> u64 {
         self.size - HEADER
     }
 
-    pub(crate) fn set_max(&self, max: u32) {
+    /// Sets MaximumBuffers (UPDATE, SES-77): never below the buffers already allocated, nor
+    /// above the pool's cap.
+    pub fn set_max(&self, max: u32) {
         let max = max
             .max(self.allocated.load(Ordering::Relaxed))
             .min(self.buffers.len() as u32);
@@ -446,17 +480,19 @@ impl BufferPool {
     }
 
     /// NumberOfBuffers.
-    pub(crate) fn allocated(&self) -> u32 {
+    #[inline]
+    pub fn allocated(&self) -> u32 {
         self.allocated.load(Ordering::Relaxed)
     }
 
     /// FreeBuffers.
-    pub(crate) fn free_count(&self) -> u32 {
+    pub fn free_count(&self) -> u32 {
         self.free.len() as u32
     }
 
     /// Buffers waiting for the logger.
-    pub(crate) fn ready_count(&self) -> usize {
+    #[inline]
+    pub fn ready_count(&self) -> usize {
         self.ready.len()
     }
 
@@ -628,7 +664,8 @@ impl BufferPool {
 
     /// Would a reservation of `len` bytes on `cpu` succeed now? Exact when nothing runs
     /// concurrently (deterministic mode); a hint otherwise. Used for EVT-09's all-or-none.
-    pub(crate) fn can_reserve(&self, cpu: usize, len: u64) -> bool {
+    #[inline]
+    pub fn can_reserve(&self, cpu: usize, len: u64) -> bool {
         if len > self.capacity() {
             return false;
         }
@@ -649,7 +686,7 @@ impl BufferPool {
     /// written front to back through the returned [`Reserved`] (a [`Record`]); dropping it
     /// zero-fills what was not written and commits.
     #[inline(always)]
-    pub(crate) fn record(&self, cpu: usize, len: u64) -> Result<Reserved<'_>, ReserveError> {
+    pub fn record(&self, cpu: usize, len: u64) -> Result<Reserved<'_>, ReserveError> {
         if self.foreign() {
             return Err(ReserveError::WrongThread);
         }
@@ -678,7 +715,7 @@ impl BufferPool {
     /// guard's drop and `exit` do, with the slot looked up once, one bounds check for the
     /// bytes, and nothing passed through memory. `Ok(false)` when `accepts` said no.
     #[inline(always)]
-    pub(crate) fn write_record<const N: usize>(
+    pub fn write_record<const N: usize>(
         &self,
         cpu: usize,
         accepts: impl FnOnce() -> bool,
@@ -732,8 +769,8 @@ impl BufferPool {
     /// this OS thread owns the pool and that buffer is installed, current, unsealed and has no
     /// write in flight. `None` otherwise (and always for a shared pool). See "The
     /// single-threaded pool".
-    pub(crate) fn cursor(&self, cpu: usize) -> Option<(OwnerHandle, Cursor)> {
-        if self.owner == 0 || self.owner != crate::machine::thread::os_thread() {
+    pub fn cursor(&self, cpu: usize) -> Option<(OwnerHandle, Cursor)> {
+        if self.owner == 0 || self.owner != os_thread() {
             return None;
         }
         let cur = self.cpus[self.slot_of(cpu)].slot.load(Ordering::Acquire);
@@ -793,13 +830,13 @@ impl BufferPool {
     }
 
     /// Sets the function that wakes the logger when a buffer becomes ready.
-    pub(crate) fn set_waker(&self, wake: Box<dyn Fn() + Send + Sync>) {
+    pub fn set_waker(&self, wake: Box<dyn Fn() + Send + Sync>) {
         let _ = self.waker.set(wake);
     }
 
     /// Seals every CPU's in-use buffer that holds records, so the next flush takes them
     /// (FlushTimer, ControlTrace FLUSH, stop — BUF-05). Empty in-use buffers stay.
-    pub(crate) fn seal_all(&self) {
+    pub fn seal_all(&self) {
         if self.foreign() {
             return; // the owner's buffers: see "The single-threaded pool"
         }
@@ -811,7 +848,7 @@ impl BufferPool {
     /// Seals `cpu`'s in-use buffer if a record of `len` bytes does not fit in it, so the logger
     /// can flush it even though the record is refused (BUF-03: a full buffer is handed over
     /// when the next event does not fit, whether or not that event finds another buffer).
-    pub(crate) fn seal_if_full(&self, cpu: usize, len: u64) {
+    pub fn seal_if_full(&self, cpu: usize, len: u64) {
         if self.foreign() {
             return;
         }
@@ -850,7 +887,7 @@ impl BufferPool {
 
     /// Bytes of records in buffers not yet written out: in the in-use buffers and waiting in
     /// the ready queue's count (exact when nothing runs concurrently).
-    pub(crate) fn unflushed_bytes(&self) -> u64 {
+    pub fn unflushed_bytes(&self) -> u64 {
         let in_use: u64 = self
             .cpus
             .iter()
@@ -867,7 +904,7 @@ impl BufferPool {
 
     /// Marks a write on `cpu` in progress; the write must then check the session still runs.
     #[inline(always)]
-    pub(crate) fn enter(&self, cpu: usize) {
+    pub fn enter(&self, cpu: usize) {
         self.cpus[self.slot_of(cpu)]
             .active
             .fetch_add(1, Ordering::SeqCst);
@@ -875,14 +912,14 @@ impl BufferPool {
 
     /// Ends a write marked with [`BufferPool::enter`].
     #[inline(always)]
-    pub(crate) fn exit(&self, cpu: usize) {
+    pub fn exit(&self, cpu: usize) {
         self.cpus[self.slot_of(cpu)]
             .active
             .fetch_sub(1, Ordering::Release);
     }
 
     /// Waits until no write is in progress (after the session stopped accepting new ones).
-    pub(crate) fn wait_writers(&self) {
+    pub fn wait_writers(&self) {
         let backoff = crossbeam::utils::Backoff::new();
         while self
             .cpus
@@ -894,7 +931,7 @@ impl BufferPool {
     }
 
     /// Takes the oldest ready buffer.
-    pub(crate) fn pop_ready(&self) -> Option<Ready> {
+    pub fn pop_ready(&self) -> Option<Ready> {
         if self.foreign() {
             return None;
         }
@@ -912,7 +949,7 @@ impl BufferPool {
     /// A ready buffer as the logger writes it out: `header` over its first 0x48 bytes and the
     /// unused tail set to `fill`, written in place; the slice is the buffer itself, lent until
     /// `ready` is released (under loom, a copy in `scratch`, so the model sees every read).
-    pub(crate) fn flushed<'a>(
+    pub fn flushed<'a>(
         &'a self,
         ready: &'a Ready,
         header: &[u8; HEADER as usize],
@@ -944,7 +981,7 @@ impl BufferPool {
     }
 
     /// Returns a flushed buffer to the free list (BUF-05).
-    pub(crate) fn release(&self, ready: Ready) {
+    pub fn release(&self, ready: Ready) {
         self.recycle_state(ready.index);
         self.free
             .push(ready.index)
@@ -1018,12 +1055,12 @@ mod tests {
 }
 
 /// Loom models of the reservation / switch protocol. Run with
-/// `RUSTFLAGS="--cfg etwsim_loom" cargo test -p etwsim-kernel --release --lib loom`.
+/// `RUSTFLAGS="--cfg etwsim_loom" cargo test -p etwsim-buffers --release --lib loom`.
 ///
 /// Every record is tagged: each of its words holds the same tag, whose low byte is the
 /// record's length in words. The logger side walks each buffer it is handed, so a torn record
 /// (a word that is not its record's tag), a duplicate or a lost record cannot go unnoticed.
-/// The buffers' bytes are loom cells ([`raw`]): every write of a record, every read of the
+/// The buffers' bytes are loom cells ([`crate::raw`]): every write of a record, every read of the
 /// logger and every install's `own_lines` is checked for a happens-before with the accesses
 /// before it, so a data race on the bytes fails the model as "Causality violation".
 /// The `loom_catches_*` tests run the same models against a pool with a deliberate bug

@@ -1,4 +1,5 @@
-//! A pool buffer's bytes: the one module of the kernel crate with `unsafe` (issue 14).
+//! A pool buffer's bytes: the one module of this crate with `unsafe`, the only `unsafe` on the
+//! kernel's side (issue 14).
 //!
 //! A buffer is `BufferSize` bytes, 8-byte aligned and zero-initialised, kept as
 //! `UnsafeCell<u64>` words (loom's `UnsafeCell` under `--cfg etwsim_loom`, so the model checks
@@ -10,9 +11,10 @@
 //!
 //! # Why the accesses are exclusive
 //!
-//! Nothing here synchronises: the reservation protocol of the parent module does, and this
-//! module is private to it (every item is `pub(super)`), so only the pool reaches the bytes,
-//! at three protocol steps:
+//! Nothing here synchronises: the reservation protocol of the pool (`pool.rs`) does, and this
+//! module is private to the crate (its items are `pub(crate)`, but for the [`Record`] writer the
+//! pool hands out inside a reservation), so only the pool reaches the bytes, at three protocol
+//! steps:
 //!
 //! - a [`Record`] writes one reservation's range, from the CAS that reserved it to the commit
 //!   that publishes it (`AcqRel`): no other writer's range overlaps it, and the logger reads a
@@ -35,7 +37,7 @@ use std::marker::PhantomData;
 type Cell = crate::sync::UnsafeCell<u64>;
 
 /// An 8-byte-aligned, zero-initialised byte buffer, shared between the threads of a pool.
-pub(super) struct RawBuffer {
+pub(crate) struct RawBuffer {
     cells: Box<[Cell]>,
 }
 
@@ -46,7 +48,7 @@ unsafe impl Sync for RawBuffer {}
 
 impl RawBuffer {
     /// `bytes` zero bytes (rounded down to whole words).
-    pub(super) fn new(bytes: u64) -> RawBuffer {
+    pub(crate) fn new(bytes: u64) -> RawBuffer {
         RawBuffer {
             cells: (0..bytes / 8).map(|_| Cell::new(0)).collect(),
         }
@@ -54,7 +56,7 @@ impl RawBuffer {
 
     /// The buffer's length in bytes.
     #[inline]
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.cells.len() * 8
     }
 
@@ -69,7 +71,7 @@ impl RawBuffer {
     ///
     /// The caller holds the reservation of that range, not yet committed.
     #[inline]
-    pub(super) fn record(&self, at: usize, len: usize) -> Record<'_> {
+    pub(crate) fn record(&self, at: usize, len: usize) -> Record<'_> {
         let (at, len) = if self.fits(at, len) && (at | len) % 8 == 0 {
             (at, len)
         } else {
@@ -91,7 +93,7 @@ impl RawBuffer {
     ///
     /// The caller holds the reservation of that range, not yet committed.
     #[inline(always)]
-    pub(super) fn write_record<const N: usize>(
+    pub(crate) fn write_record<const N: usize>(
         &self,
         at: usize,
         len: usize,
@@ -126,7 +128,7 @@ impl RawBuffer {
     /// The caller is the logger holding the buffer it popped from the ready queue (sealed,
     /// every writer committed).
     #[cfg(any(test, etwsim_loom))]
-    pub(super) fn copy_out(&self, at: usize, out: &mut [u8]) -> bool {
+    pub(crate) fn copy_out(&self, at: usize, out: &mut [u8]) -> bool {
         if !self.fits(at, out.len()) {
             return false;
         }
@@ -164,10 +166,10 @@ impl RawBuffer {
     /// writes the buffer itself to the log file.
     ///
     /// The caller is the logger holding the buffer it popped from the ready queue (sealed,
-    /// every writer committed), and holds it until the slice is gone: the parent module ties
-    /// the slice's borrow to its `Ready`, which the buffer's release consumes.
+    /// every writer committed), and holds it until the slice is gone: the pool ties the slice's
+    /// borrow to its `Ready`, which the buffer's release consumes.
     #[cfg(not(etwsim_loom))]
-    pub(super) fn flushed(&self, header: &[u8], used: usize, fill: u8) -> &[u8] {
+    pub(crate) fn flushed(&self, header: &[u8], used: usize, fill: u8) -> &[u8] {
         let len = self.len();
         let head = header.len().min(len);
         let used = used.clamp(head, len);
@@ -188,11 +190,11 @@ impl RawBuffer {
     }
 
     /// Takes every cache line of the buffer into the caller's cache, one store of 0 into the
-    /// first word of each 64-byte line (see `own_lines` in the parent module for why).
+    /// first word of each 64-byte line (see `own_lines` in `pool.rs` for why).
     ///
     /// The caller has just taken the buffer (free list, growth, or ring-mode eviction) and
     /// not yet installed it in a slot.
-    pub(super) fn own_lines(&self) {
+    pub(crate) fn own_lines(&self) {
         for cell in self.cells.iter().step_by(8) {
             #[cfg(not(etwsim_loom))]
             // SAFETY: `cell` is a word of this buffer, valid for writes through its
@@ -342,8 +344,8 @@ unsafe fn head_and_tail<const K: usize>(s: *const u8, d: *mut u8, n: usize) {
 
 /// Writes one record into its reservation, front to back: every write lands at the cursor
 /// and is cut at the reservation's end (the part past it is refused), so a record never
-/// reaches another's bytes.
-pub(crate) struct Record<'a> {
+/// reaches another's bytes. Reached through a [`Reserved`](crate::Reserved).
+pub struct Record<'a> {
     buf: &'a RawBuffer,
     start: usize,
     at: usize,
@@ -353,21 +355,22 @@ pub(crate) struct Record<'a> {
 }
 
 impl Record<'_> {
-    /// The record's byte offset in its buffer (`HEADER` for a buffer's first record).
+    /// The record's byte offset in its buffer ([`HEADER`](crate::HEADER) for a buffer's first
+    /// record).
     #[inline]
-    pub(crate) fn offset(&self) -> u64 {
+    pub fn offset(&self) -> u64 {
         self.start as u64
     }
 
     /// Bytes left in the reservation after the cursor.
     #[inline]
-    pub(crate) fn room(&self) -> usize {
+    pub fn room(&self) -> usize {
         self.end - self.at
     }
 
     /// Appends `bytes` (as much of them as the reservation has room for).
     #[inline(always)]
-    pub(crate) fn put(&mut self, bytes: &[u8]) {
+    pub fn put(&mut self, bytes: &[u8]) {
         let n = if bytes.len() <= self.room() {
             bytes.len()
         } else {
@@ -380,7 +383,7 @@ impl Record<'_> {
     /// Appends words as their little-endian bytes (a record's header), at a multiple of 8
     /// bytes; as many whole words as the reservation has room for.
     #[inline(always)]
-    pub(crate) fn put_words(&mut self, words: &[u64]) {
+    pub fn put_words(&mut self, words: &[u64]) {
         if self.at % 8 != 0 {
             self.pad8();
         }
@@ -406,7 +409,7 @@ impl Record<'_> {
     /// Zero-pads to the next multiple of 8 bytes (the reservation's ends are multiples of 8,
     /// so the padding is inside it).
     #[inline(always)]
-    pub(crate) fn pad8(&mut self) {
+    pub fn pad8(&mut self) {
         if self.at % 8 != 0 {
             self.buf.pad_word_in(self.at);
             self.at = (self.at | 7) + 1;
@@ -416,7 +419,7 @@ impl Record<'_> {
     /// Zero-fills the rest of the reservation: a committed record never shows a recycled
     /// buffer's old bytes.
     #[inline(always)]
-    pub(super) fn pad_to_end(&mut self) {
+    pub(crate) fn pad_to_end(&mut self) {
         if self.at != self.end {
             self.buf.zero_in(self.at, self.end - self.at);
             self.at = self.end;
@@ -427,7 +430,11 @@ impl Record<'_> {
 #[cfg(all(test, not(etwsim_loom)))]
 mod tests {
     use super::*;
-    use etwsim_types::record::align8;
+
+    /// `n` rounded up to a multiple of 8 (a record's padded length).
+    fn align8(n: usize) -> usize {
+        (n + 7) & !7
+    }
 
     fn bytes(buf: &RawBuffer) -> Vec<u8> {
         let mut out = vec![0xAA; buf.len()];
