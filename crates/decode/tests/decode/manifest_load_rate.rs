@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! ETWSIM_MANIFEST_DIR=/path/to/manifests \
-//!   cargo test -p etwsim-decode --test manifest_load_rate -- --ignored --nocapture
+//!   cargo test -p etwsim-decode --test decode manifest_load_rate:: -- --ignored --nocapture
 //! ```
 //!
 //! Every file under the folder (recursively) is loaded with [`load_manifest`] and counted as

@@ -6,7 +6,7 @@
 //! stops, structs nested too deep, a short payload) must be refused.
 //!
 //! The seeds are written by the ignored test below:
-//! `cargo test -p etwsim-decode --test corpus -- --ignored write_seed_corpus`.
+//! `cargo test -p etwsim-decode --test decode corpus::write_seed_corpus -- --ignored`.
 
 use etwsim_decode::tracelogging::{
     EventBuilder, OutType, ProviderTraits, SystemTime, decode_concatenated, encode,

@@ -12,11 +12,11 @@
 //! ':'):
 //!
 //! ```text
-//! ETWSIM_KERNEL_ETL=/t/a.etl:/t/b.etl cargo test -p etwsim-decode --test kernel_classes_real \
-//!     -- --ignored --nocapture coverage
+//! ETWSIM_KERNEL_ETL=/t/a.etl:/t/b.etl cargo test -p etwsim-decode --test decode \
+//!     kernel_classes_real::coverage -- --ignored --nocapture
 //! target/etl-check-venv/bin/python scripts/dissect_kernel_records.py /t/a.etl /t/a.jsonl
-//! ETWSIM_KERNEL_RECORDS=/t/a.jsonl cargo test -p etwsim-decode --test kernel_classes_real \
-//!     -- --ignored --nocapture dissect
+//! ETWSIM_KERNEL_RECORDS=/t/a.jsonl cargo test -p etwsim-decode --test decode \
+//!     kernel_classes_real::dissect -- --ignored --nocapture
 //! ```
 //!
 //! A kernel record is a system, compact-system or perfinfo record (HookId), or a classic

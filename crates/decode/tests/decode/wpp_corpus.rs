@@ -5,7 +5,7 @@
 //! Nothing may panic; seeds named `ok-*` must read without a diagnostic and describe at
 //! least one message, those named `bad-*` must cost at least one diagnostic.
 
-mod common;
+use crate::common;
 
 use etwsim_decode::fuzzing;
 use etwsim_decode::wpp::TmfSet;

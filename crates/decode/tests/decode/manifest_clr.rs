@@ -3,7 +3,7 @@
 //! a few events decode from hand-built payloads in their real layouts — including BulkType,
 //! whose struct members take their counts from earlier members of the same struct.
 
-mod common;
+use crate::common;
 
 use common::tests_dir;
 use etwsim_decode::fields::{Field, Value, find};

@@ -5,7 +5,7 @@
 //! several payloads). Nothing may panic; seeds named `ok-*` must load with at least one
 //! event class, those named `bad-*` must be refused with the file and line.
 
-mod common;
+use crate::common;
 
 use etwsim_decode::fuzzing;
 use etwsim_decode::mof_class::MofClasses;

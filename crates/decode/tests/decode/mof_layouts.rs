@@ -1,7 +1,7 @@
 //! The kernel class table against the rules' layout tables, the real fixtures' kernel records,
 //! hand-built payloads and encode → decode round trips.
 
-mod common;
+use crate::common;
 
 use common::shared_fixtures;
 use etwsim_decode::DecodeError;

@@ -3,7 +3,7 @@
 //! 9" prints, every WPP item type, the `%!…!` extensions, the header items, and what a bad
 //! TMF or a bad payload costs.
 
-mod common;
+use crate::common;
 
 use etwsim_decode::fields::Value;
 use etwsim_decode::wpp::{self, ItemType, TmfSet, WppError, WppMessage};

@@ -1,7 +1,7 @@
 //! Payload filters (TdhCreatePayloadFilter / TdhAggregatePayloadFilters) evaluated against
 //! decoded events of the demo manifest.
 
-mod common;
+use crate::common;
 
 use common::tests_dir;
 use etwsim_decode::DecodeError;

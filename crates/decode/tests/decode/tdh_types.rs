@@ -2,7 +2,7 @@
 //! (DEC-10), TraceLogging's hints translated to TDH's (DEC-11), and each property's
 //! `PROPERTY_FLAGS` (DEC-29).
 
-mod common;
+use crate::common;
 
 use common::tests_dir;
 use etwsim_decode::manifest::{self, Item, load_manifest};

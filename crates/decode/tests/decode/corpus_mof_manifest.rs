@@ -2,7 +2,7 @@
 //! as the cargo-fuzz targets, plus bounded deterministic mutations of each seed: nothing may
 //! panic, and decoded kernel values must survive encode → decode.
 
-mod common;
+use crate::common;
 
 use common::corpus;
 use etwsim_decode::fuzzing;

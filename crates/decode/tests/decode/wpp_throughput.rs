@@ -4,7 +4,7 @@
 //! compare with):
 //!
 //! ```text
-//! cargo test --release -p etwsim-decode --test wpp_throughput -- --ignored --nocapture
+//! cargo test --release -p etwsim-decode --test decode wpp_throughput:: -- --ignored --nocapture
 //! ```
 //!
 //! The event: three arguments, 12 payload bytes — a 32-bit integer, a counted 8-bit string

@@ -1,7 +1,7 @@
 //! Manifest loading, name resolution, payload decoding, rendering and keyword masks, on the
 //! sample manifests of `tests/manifests/` and the fixture's Kernel-Process event.
 
-mod common;
+use crate::common;
 
 use common::{shared_fixtures, tests_dir};
 use etwsim_decode::DecodeError;

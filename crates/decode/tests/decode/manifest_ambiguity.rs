@@ -3,7 +3,7 @@
 //! a diagnostic where it can (a reference to a map, level, task, opcode, keyword or channel
 //! the manifest does not define: the field or event keeps its numbers).
 
-mod common;
+use crate::common;
 
 use common::tests_dir;
 use etwsim_decode::DecodeError;
