@@ -61,7 +61,7 @@
 //!   Every data buffer of those files is compressed. jtmoon79/super-speedy-syslog-searcher's
 //!   ETL reader says the same of `BufferSize` and `FilledBytes`. This crate reads all three
 //!   files as dissect.etl does (same records, same raw timestamps:
-//!   `tests/compressed.rs`, `ETWSIM_REAL_COMPRESSED_ETL`).
+//!   `tests/etl/compressed.rs`, `ETWSIM_REAL_COMPRESSED_ETL`).
 //!
 //! What no source says, and what this crate does:
 //!

@@ -6,7 +6,7 @@
 //! exactly this with a bounded output: `rust-lzxpress` 0.7.1 returns an unbounded `Vec`
 //! from its `decompress(&[u8])`, `ms-compress` is LGPL-licensed and needs Rust 1.96), and
 //! checked against the worked examples of [MS-XCA] §3.1 and, in
-//! `crates/etl/tests/compressed.rs`, against dissect.util's decompressor.
+//! `crates/etl/tests/etl/compressed.rs`, against dissect.util's decompressor.
 //!
 //! # The stream
 //!

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """dissect.etl as an independent reader of the compressed files etwsim writes.
 
-Test scaffolding for crates/etl/tests/compressed.rs (and the line scripts/interop.sh runs);
+Test scaffolding for crates/etl/tests/etl/compressed.rs (and the line scripts/interop.sh runs);
 run it with the interop venv's python, which has dissect.etl:
 
   dissect_same_records.py COMPRESSED.etl PLAIN.etl [--expect N]

@@ -1,5 +1,5 @@
 //! The body of the `lzxpress` fuzz target (`fuzz/fuzz_targets/lzxpress.rs`), which
-//! `tests/lzxpress_corpus.rs` also runs over the committed seeds in every `cargo test`.
+//! `tests/etl/lzxpress_corpus.rs` also runs over the committed seeds in every `cargo test`.
 //!
 //! The input: a little-endian `u16` output limit in units of 16 bytes (so at most 1 MiB),
 //! then a compressed stream. Decompressing it must never panic, never write past the limit

@@ -3,7 +3,7 @@
 //! kind, three CPUs), of the same file compressed, and of every shared fixture go through
 //! every reading path.
 
-mod common;
+use crate::common;
 
 use common::{Feed, event, perfinfo, scratch};
 use etwsim_etl::{

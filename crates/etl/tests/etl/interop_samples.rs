@@ -2,7 +2,7 @@
 //! the same files `scripts/interop.sh` hands to etl-parser and dissect.etl, with the same
 //! expected counts.
 
-#[path = "../examples/interop/samples.rs"]
+#[path = "../../examples/interop/samples.rs"]
 mod samples;
 
 use etwsim_etl::{LogFile, ReadOptions, Reader, Record};

@@ -1,6 +1,6 @@
 //! The writer in every log-file mode, checked by reading the files back.
 
-mod common;
+use crate::common;
 
 use common::{Feed, event, id_of, scratch};
 use etwsim_etl::header::LOGFILE_HEADER_OFFSET;

@@ -5,9 +5,9 @@
 //! examples, every length form, the shared nibble, and broken streams.
 //!
 //! The seeds are written by this file's ignored test:
-//! `cargo test -p etwsim-etl --test lzxpress_corpus -- --ignored`.
+//! `cargo test -p etwsim-etl --test etl lzxpress_corpus::write_the_seed_corpus -- --ignored`.
 
-mod common;
+use crate::common;
 
 use common::lzxpress_fuzz::lzxpress as body;
 use etwsim_etl::lzxpress;

@@ -1,7 +1,7 @@
 //! The reader: every record kind, the oldest-first merge across CPUs and files, timestamp
 //! conversion, and what happens at damage.
 
-mod common;
+use crate::common;
 
 use common::{Feed, event, id_of, perfinfo, scratch};
 use etwsim_etl::{

@@ -4,7 +4,7 @@
 //! log-file mode that takes compression, and dissect.etl reading them (when the interop
 //! venv is there).
 
-mod common;
+use crate::common;
 
 use common::{Feed, event, perfinfo, scratch};
 use etwsim_etl::{
@@ -390,7 +390,7 @@ fn damage_inside_the_decompressed_records_is_told_in_the_buffer() {
 
 #[test]
 fn a_truncated_compressed_file_keeps_the_records_before_the_cut() {
-    let (c, _) = twins("truncated", &records(900, false));
+    let (c, _) = twins("compressed_truncated", &records(900, false));
     let bytes = std::fs::read(&c).unwrap();
     let buffers = on_disk(&bytes);
     for k in [1, 3, buffers.len() - 1] {

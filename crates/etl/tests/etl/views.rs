@@ -3,7 +3,7 @@
 //! records, field for field, on every shared fixture and on generated files, and the same
 //! damage at the same place.
 
-mod common;
+use crate::common;
 
 use common::{Feed, event, perfinfo, scratch, shared_fixtures};
 use etwsim_etl::{

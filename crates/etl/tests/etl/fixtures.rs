@@ -8,7 +8,7 @@
 //! JSON is read with the small parser below rather than a serde_json dev-dependency: the
 //! lines are flat and machine-written, and it keeps the crate's dependency list at two.
 
-mod common;
+use crate::common;
 
 use common::shared_fixtures;
 use etwsim_etl::{LogFile, ReadOptions, Reader, Record};
