@@ -1,7 +1,7 @@
 //! The body of the `read_reg` fuzz target (`fuzz/fuzz_targets/read_reg.rs` includes this
-//! file), also run by `tests/corpus.rs` over the committed corpus: arbitrary bytes as a `.reg`
-//! file, then everything that reads the result. Nothing may panic, and a registry that was
-//! imported must come back equal through a UTF-16 export.
+//! file), also run by `tests/registry/corpus.rs` over the committed corpus: arbitrary bytes
+//! as a `.reg` file, then everything that reads the result. Nothing may panic, and a registry
+//! that was imported must come back equal through a UTF-16 export.
 
 use etwsim_registry::security::{WMI_SECURITY_PATH, effective_descriptor};
 use etwsim_registry::{

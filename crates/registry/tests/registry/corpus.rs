@@ -1,7 +1,7 @@
 //! The committed `.reg` corpus (valid files in both encodings and headers, and broken ones)
 //! through the `read_reg` fuzz target's body, plus deterministic mutations of each file.
 
-mod common;
+use crate::common;
 
 use common::read_reg::read_reg;
 use etwsim_registry::{Encoding, Error, Header, Registry, autologger_sessions, global_logger};
