@@ -3,7 +3,7 @@
 //!
 //! Each test runs the built binary in its own folder under `CARGO_TARGET_TMPDIR`.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! `etwsim run` and `etwsim report` as a user runs them: exit status, one error line, the
 //! files written, and the README's examples being the real output.
 
-mod common;
+use crate::common;
 
 use common::{big_file, etwsim, fails, ok, readme_blocks, scratch, stderr, stdout};
 use std::path::{Path, PathBuf};

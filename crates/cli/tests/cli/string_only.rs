@@ -2,7 +2,7 @@
 //! in every format of `dump` and in `export`: the text is the record's message; a payload
 //! that is unterminated or of odd length is read bounded by its bytes.
 
-mod common;
+use crate::common;
 
 use common::*;
 use etwsim::etl::Record;

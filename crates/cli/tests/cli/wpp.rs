@@ -4,7 +4,7 @@
 //! without the TMF, or with a TMF that does not describe a message, the payload in hex and
 //! why.
 
-mod common;
+use crate::common;
 
 use common::*;
 use etwsim::Guid;

@@ -3,7 +3,7 @@
 //! back as Chrome trace-event JSON: slices, instants, tracks and their names, times, loss
 //! and damage.
 
-mod common;
+use crate::common;
 
 use common::*;
 use etwsim::etl::{BufferBuilder, CloseStats, Record, Writer as EtlWriter, WriterOptions};

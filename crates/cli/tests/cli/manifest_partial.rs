@@ -2,7 +2,7 @@
 //! said on stderr (line, element, why), the rest decodes, and an event whose template was
 //! left out is named and says why its payload is shown in hex.
 
-mod common;
+use crate::common;
 
 use common::*;
 

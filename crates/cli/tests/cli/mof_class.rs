@@ -3,7 +3,7 @@
 //! properties in WmiDataId order as fields — in every output format; a class known for
 //! another version or type says so; MOF syntax errors fail naming the file and line.
 
-mod common;
+use crate::common;
 
 use common::*;
 use etwsim::Guid;

@@ -3,7 +3,7 @@
 //! and kernel events; and every error a person can cause — missing, empty, foreign,
 //! truncated and damaged files, and standard output that cannot be written.
 
-mod common;
+use crate::common;
 
 use common::*;
 use etwsim::etl::{BufferBuilder, CloseStats, MessageInfo, Record, TraceRecord, Writer};
