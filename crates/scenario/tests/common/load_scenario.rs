@@ -1,5 +1,5 @@
 //! The body of the `load_scenario` fuzz target (`fuzz/fuzz_targets/load_scenario.rs`
-//! includes this file), also run by `tests/corpus.rs` over the committed corpus
+//! includes this file), also run by `tests/scenario/corpus.rs` over the committed corpus
 //! `tests/corpus/` and deterministic mutations of it in every `cargo test`: arbitrary bytes
 //! as a scenario file and, when they load, a run with tight limits and every output made of
 //! it. Nothing may panic, and what loads must run and render.

@@ -6,8 +6,8 @@
 //! each, and allow several times the ratio a flat cost gives — a quadratic cost misses it by
 //! far more than that. They still measure time, so they are ignored in `cargo test` (speed is
 //! proven by the criterion benches, `benches/scenario.rs`, P24): run them with
-//! `cargo test -p etwsim-scenario --test growth -- --ignored` on a quiet machine; each failed
-//! before the fix of issue 33.
+//! `cargo test -p etwsim-scenario --test scenario growth:: -- --ignored` on a quiet machine;
+//! each failed before the fix of issue 33.
 
 use etwsim_scenario::Scenario;
 use std::path::Path;

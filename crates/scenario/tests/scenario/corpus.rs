@@ -3,7 +3,7 @@
 //! of each file: its prefixes and bytes changed by a fixed generator. Nothing may panic;
 //! every file's verdict is what the corpus says it is.
 
-mod common;
+use crate::common;
 
 use common::load_scenario::load_scenario;
 use etwsim_scenario::Scenario;
