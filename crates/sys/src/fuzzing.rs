@@ -1,5 +1,5 @@
 //! The body of the `c_abi_args` fuzz target (`fuzz/fuzz_targets/c_abi_args.rs`), which
-//! `tests/c_abi_corpus.rs` also runs over a committed corpus in every `cargo test` (issue
+//! `tests/abi/c_abi_corpus.rs` also runs over a committed corpus in every `cargo test` (issue
 //! 33). Not part of the C ABI.
 //!
 //! [`c_abi_args`] takes arbitrary bytes: the first picks a [`Kind`] — which caller-described
@@ -199,7 +199,7 @@ pub const TRACE_EVENT_CODES: &[u32] = &[
     MORE_DATA,
 ];
 /// OpenTrace's GetLastError (CON-01), and ERROR_WMI_INSTANCE_NOT_FOUND for a real-time
-/// session that is not running: the face's present choice (tests/consumer.rs pins it),
+/// session that is not running: the face's present choice (tests/machine/consumer.rs pins it),
 /// though Microsoft's page lists only the other three and CON-03 gives that code to
 /// ProcessTrace.
 pub const OPEN_TRACE_CODES: &[u32] = &[

@@ -2,7 +2,7 @@
 //! signatures.
 #![allow(clippy::type_complexity)] // tests record tuples of what C callbacks saw
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim_sys::abi::*;
 use etwsim_sys::*;

@@ -7,8 +7,8 @@
 //! The seeds are built by [`seeds`]: well-formed blobs of each kind and the nasty cases
 //! (offsets past the end, counts larger than the blob, sizes that overflow u32 arithmetic,
 //! unterminated strings, zero sizes). Regenerate the files after changing it with
-//! `ETWSIM_WRITE_CORPUS=1 cargo test -p etwsim-sys --test c_abi_corpus`. The `found_*` files
-//! are inputs a libFuzzer run found, kept as they were.
+//! `ETWSIM_WRITE_CORPUS=1 cargo test -p etwsim-sys --test abi c_abi_corpus::`. The `found_*`
+//! files are inputs a libFuzzer run found, kept as they were.
 
 use etwsim_sys::abi::*;
 use etwsim_sys::fuzzing::{BASE, Kind, MACHINE_BUFFER_BYTES, c_abi_args};

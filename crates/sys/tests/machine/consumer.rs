@@ -2,7 +2,7 @@
 //! refusals, and what the callbacks receive (EVENT_RECORD, EVENT_TRACE, the logfile copy).
 #![allow(clippy::type_complexity)] // tests record tuples of what C callbacks saw
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim_sys::abi::*;
 use etwsim_sys::*;

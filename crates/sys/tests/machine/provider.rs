@@ -2,7 +2,7 @@
 //! classic provider functions, called through their C signatures.
 #![allow(clippy::type_complexity)] // tests record tuples of what C callbacks saw
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim_sys::abi::*;
 use etwsim_sys::*;
