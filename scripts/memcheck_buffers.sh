@@ -7,11 +7,12 @@
 #   lengths and padding), the pool's (switching, growth, loss, ring mode) and the doorbell's;
 # - the kernel's unit tests (all of them, a few seconds): the write path's (header and payload
 #   stores, the in-place system records) and the single-threaded lanes';
-# - the integration tests of buffers (ring mode, growth, flushes, real time, the buffer
-#   header), of the event path (EventWrite, extended items, TraceLogging, classic events), of
-#   the kernel's own events (system records built in place), the threaded stress tests
-#   (writers on several threads, logger threads reading and recycling buffers) and the
-#   single-threaded engine's (records written through its owner handle).
+# - the event path's integration tests, one binary (tests/event_path/): those of buffers (ring
+#   mode, growth, flushes, real time, the buffer header), of the write side (EventWrite,
+#   extended items, TraceLogging, classic events), of the kernel's own events (system records
+#   built in place), the threaded stress tests (writers on several threads, logger threads
+#   reading and recycling buffers), the single-threaded engine's (records written through its
+#   owner handle) and the event path's smoke test.
 #
 # Memory errors only (invalid reads and writes, uses of uninitialised bytes): leaks are not
 # checked here. The kernel's own leak — a kernel that registered its Kernel-File, -Process or
@@ -44,10 +45,9 @@ for line in sys.stdin:
 }
 
 mapfile -t lib < <(executables -p etwsim-buffers -p etwsim-kernel --lib)
-mapfile -t integration < <(executables -p etwsim --test buffers --test events \
-    --test classic_events --test kernel_events --test stress --test single_threaded)
-if [ "${#lib[@]}" -ne 2 ] || [ "${#integration[@]}" -ne 6 ]; then
-    echo "expected 2 + 6 test executables, got: ${lib[*]} ${integration[*]}" >&2
+mapfile -t integration < <(executables -p etwsim --test event_path)
+if [ "${#lib[@]}" -ne 2 ] || [ "${#integration[@]}" -ne 1 ]; then
+    echo "expected 2 + 1 test executables, got: ${lib[*]} ${integration[*]}" >&2
     exit 1
 fi
 for t in "${lib[@]}" "${integration[@]}"; do

@@ -2,7 +2,7 @@
 //! session listens) and the Win32 face's typed EVENT_DATA_DESCRIPTORs after
 //! EventSetInformation, both decoded back with `decode_record`.
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim::decode::tracelogging::{
     DecodedEvent, EventBuilder, OutType, Value, decode_concatenated, decode_record, descriptor,

@@ -2,7 +2,7 @@
 //! EnableTraceEx2 on the controller side, enabled checks, TraceLogging traits and
 //! EventSetInformation, and the refusal of provider groups.
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim::win32::{
     ENABLE_TRACE_PARAMETERS_VERSION_2, EVENT_CONTROL_CODE_CAPTURE_STATE,

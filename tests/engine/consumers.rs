@@ -4,7 +4,7 @@
 //!
 //! Deterministic kernels throughout: events are delivered when the session flushes
 //! (`Session::flush`, `Session::stop`, `Kernel::run_pending` for full buffers).
-mod common;
+use crate::common;
 use common::*;
 use etwsim::clock::DETERMINISTIC_BOOT_FILETIME;
 use etwsim::{

@@ -2,7 +2,7 @@
 //! ControlTrace, EnableTraceEx2, EventRegister and real-time consumers; EventAccessControl,
 //! EventAccessQuery, EventAccessRemove; WMI\Security at boot and across reboots (SEC-01 …
 //! SEC-10).
-mod common;
+use crate::common;
 use common::*;
 use etwsim::registry::security::{WMI_SECURITY_PATH, store_descriptor};
 use etwsim::registry::{AccessMask, AceType, Acl, Registry, SecurityDescriptor, Sid};

@@ -2,7 +2,7 @@
 //! type with its wire layout and limits, scope filters, per-session routing and the
 //! conservativeness of `is_enabled_for` (rules FLT-01…FLT-27 and Appendix A).
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim::filter::{
     EVENT_FILTER_HEADER_SIZE, MAX_EVENT_FILTER_DATA_SIZE, MAX_EVENT_FILTER_EVENT_ID_COUNT,

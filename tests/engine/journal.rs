@@ -1,7 +1,7 @@
 //! The journal: what the kernel did, in order — control calls, callbacks, routing decisions,
 //! buffer switches, flushes and losses.
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim::{
     EnableParams, EventDescriptor, FlushReason, JournalEvent, Kernel, Keyword, Level, LossCounter,

@@ -2,7 +2,7 @@
 //! TdhAggregatePayloadFilters), then evaluated on the decoded fields of each manifest event
 //! after it is written, per session.
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim::decode::manifest::filter::{AggregateFilter, PayloadFilter, PayloadOperator as Op};
 use etwsim::decode::tracelogging::descriptor;

@@ -10,7 +10,7 @@
 //! session on a provider, FLUSH, FlushTimers, a stop and a new session, buffer switches,
 //! losses, refused sizes, a real-time session whose backlog fills, a private session, and
 //! every session clock type.
-mod common;
+use crate::common;
 use common::*;
 
 use etwsim::system::event_trace_flag as flag;

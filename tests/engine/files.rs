@@ -5,11 +5,11 @@
 //!
 //! Every scenario runs on a deterministic kernel writing to its virtual disk (only the
 //! fixtures and one real-disk comparison touch the host's file system) and reads the files
-//! back with `etwsim::etl`. As in `tests/buffers.rs`, sessions use 4 KB buffers and most
+//! back with `etwsim::etl`. As in `tests/event_path/buffers.rs`, sessions use 4 KB buffers and most
 //! events are exactly [`REC`] = 1000 bytes (80-byte header + 920 bytes of payload), so a
 //! buffer holds exactly 4 of them and the fifth switches buffers: a file of `n` data buffers
 //! is `(n + 1) × 4096` bytes and every number below is exact.
-mod common;
+use crate::common;
 use common::*;
 use etwsim::clock::{CPU_SPEED_MHZ, DETERMINISTIC_BOOT_FILETIME, QPC_FREQUENCY};
 use etwsim::etl::{LogFile, LogfileHeader, ReadOptions, Reader, Record};
@@ -1382,8 +1382,8 @@ fn every_fixture_is_read_through_open_trace_and_process_trace() {
 
 /// 64-bit FNV-1a of the golden scenario's `golden.etl`. The file changes whenever the
 /// writer, the record layout or the scenario does: regenerate with
-/// `ETWSIM_PRINT_GOLDEN=1 cargo test --test files -- --nocapture golden`, check the change
-/// is intended, and paste the printed value here. (When this value was written, both parsers
+/// `ETWSIM_PRINT_GOLDEN=1 cargo test --test engine files::the_golden -- --nocapture`, check the
+/// change is intended, and paste the printed value here. (When this value was written, both parsers
 /// of `shared/tools/etl-check` read the file's 60 events and agreed on every one.)
 const GOLDEN_ETL_FNV1A: u64 = 0xf005_d5c1_c57c_c74b;
 

@@ -6,7 +6,7 @@
 //!
 //! The scenario uses no OS threads and no real clock: the kernel is deterministic, writes run
 //! on simulated threads entered on the test's own thread, and time moves only with `advance`.
-mod common;
+use crate::common;
 use common::*;
 
 use etwsim::{
@@ -21,8 +21,8 @@ use std::time::Duration;
 /// 64-bit FNV-1a of every buffer of both sinks, in order (session "Lossy" first, then "Wide").
 ///
 /// To regenerate after an intended change of the event path's output, run
-/// `ETWSIM_PRINT_GOLDEN=1 cargo test --test determinism -- --nocapture`, check the change is
-/// the one you meant, and paste the printed value here.
+/// `ETWSIM_PRINT_GOLDEN=1 cargo test --test engine determinism:: -- --nocapture`, check the
+/// change is the one you meant, and paste the printed value here.
 const GOLDEN_FNV1A: u64 = 0x8ffb_66a7_f4b6_65a6;
 
 /// FNV-1a, 64-bit (offset basis 0xcbf29ce484222325, prime 0x100000001b3).

@@ -1,7 +1,7 @@
 //! The session notification provider {2a6e185b-90de-4fc5-826c-9f44e608a427}: a consumer that
 //! enables it hears sessions start, stop, change files and fill their file (BUF-18; the
 //! payload is etwsim's choice, documented in `etwsim_kernel::SessionNotification`).
-mod common;
+use crate::common;
 use common::*;
 use etwsim::{
     ConsumerOptions, EnableParams, EventRecord, Kernel, LogFileMode, SESSION_NOTIFICATION_GUID,

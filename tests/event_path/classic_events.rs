@@ -2,7 +2,7 @@
 //! record into the session its control callback named — read back from the `.etl` file with
 //! the `etl` reader (the record's Class fields, the ids and clock the kernel filled in), from a
 //! real-time consumer as an EVENT_RECORD, and refused with the documented codes.
-mod common;
+use crate::common;
 use common::*;
 use etwsim::etl::{Record, RecordKind, TraceRecord};
 use etwsim::record::{header_flags, header_type};

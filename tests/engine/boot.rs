@@ -1,6 +1,6 @@
 //! Booting a machine from its registry: AutoLoggers, the Global Logger, FileMax rotation,
 //! Status write-back, real-time persistence across reboots (ALG-01 … ALG-10, REG-18 … REG-24).
-mod common;
+use crate::common;
 use common::*;
 use etwsim::registry::{Registry, Value};
 use etwsim::{

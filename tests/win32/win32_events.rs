@@ -1,7 +1,7 @@
 //! The Win32 face of the event path: EventWrite* codes, EventActivityIdControl, and
 //! OpenTrace / ProcessTrace / CloseTrace on real-time sessions.
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim::win32::{
     BufferStats, EVENT_CONTROL_CODE_ENABLE_PROVIDER, EventDataDescriptor, EventTraceLogfile,

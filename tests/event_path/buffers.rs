@@ -6,7 +6,7 @@
 //! bytes of records. Most events are exactly [`REC`] = 1000 bytes (80-byte header + 920 bytes
 //! of payload, already a multiple of 8), so a buffer takes exactly 4 of them (4000 bytes, used
 //! = 0x48 + 4000 = 4072) and the fifth switches buffers: every number below is exact.
-mod common;
+use crate::common;
 use common::*;
 use etwsim::{
     ConsumerOptions, EnableParams, EventDescriptor, Kernel, Keyword, Level, LogFileMode,

@@ -24,7 +24,7 @@
 //!
 //! No sleeps: the writers open the held sink through a condition variable once each wrote
 //! `GATE_AFTER` events, and the consumer waits on delivery notifications.
-mod common;
+use crate::common;
 use common::*;
 use etwsim::record::decode_buffer;
 use etwsim::{

@@ -4,7 +4,7 @@
 //! writes back (SES-30, SES-75, SES-82, PRV-03), and a port of Wine's StartTrace
 //! conformance checks (dlls/advapi32/tests/eventlog.c, `test_start_trace`).
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim::win32::{
     ENABLE_TRACE_PARAMETERS_VERSION, ENABLE_TRACE_PARAMETERS_VERSION_2,

@@ -4,7 +4,7 @@
 //! consumer decodes from what a session recorded (a `MemorySink`, or a real-time `Consumer`).
 //!
 //! Every kernel is deterministic, so buffer fills, losses and timestamps are exact.
-mod common;
+use crate::common;
 use common::*;
 use etwsim::clock::{CPU_SPEED_MHZ, DEFAULT_EVENT_TICK, DETERMINISTIC_BOOT_FILETIME};
 use etwsim::{

@@ -1,5 +1,5 @@
 //! A first end-to-end check of the event path: provider → buffers → logger → sink.
-mod common;
+use crate::common;
 use common::*;
 use etwsim::{EnableParams, EventDescriptor, Keyword, Level, MemorySink};
 

@@ -3,7 +3,7 @@
 //! session records exactly the events FLT-19 / FLT-22 say it takes — ids on both sides of 256
 //! included, where the deny gate stops being exact and hands over to the per-session check.
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim::testing::{Capture, Match};
 use etwsim::{

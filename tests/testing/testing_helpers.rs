@@ -1,7 +1,7 @@
 //! `etwsim::testing`: capture without flush or stop, decoded records, matchers that fail with
 //! what was captured, and the payload probe.
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim::testing::{Capture, Match, PayloadProbe};
 use etwsim::{EnableParams, EventDescriptor, Keyword, Level, WriteOptions};

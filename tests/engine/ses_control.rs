@@ -2,7 +2,7 @@
 //! flush-timer and clock adjustments QUERY reports (SES-57…SES-65), private / kernel-logger
 //! specifics (SES-66…SES-71) and ControlTrace / QueryAllTraces (SES-72…SES-83).
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim::win32::{
     EVENT_TRACE_CONTROL_CONVERT_TO_REALTIME, EVENT_TRACE_CONTROL_FLUSH,

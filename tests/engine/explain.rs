@@ -1,6 +1,6 @@
 //! `Provider::explain`: each session's verdict on an event and why, as the write decides it.
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim::{
     EnableParams, EnableProperty, EventDescriptor, EventFilter, EventView, Keyword, Level,

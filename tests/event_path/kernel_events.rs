@@ -2,7 +2,7 @@
 //! write classic kernel events into system loggers, manifest kernel events into ordinary
 //! sessions, and rundowns at start, stop and on request (KRN, SES-70, PRV-27, PRV-28).
 
-mod common;
+use crate::common;
 
 use common::{admin_process, assert_rejected, guid, kernel};
 use etwsim::etl::{Record, TraceRecord};

@@ -1,8 +1,8 @@
 //! StartTrace: limits, names, GUIDs, handles, argument validation, access, and the
 //! LogFileMode values with their combination rules (SES-01…SES-16, SES-23…SES-47; SES-17…22
-//! are checked through the win32 face in tests/win32.rs).
+//! are checked through the win32 face in tests/win32/win32_face.rs).
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim::{
     CKCL_NAME, ClockType, EnableParams, GLOBAL_LOGGER_NAME, Groups, Guid, KERNEL_LOGGER_NAME,

@@ -1,6 +1,6 @@
 //! End-to-end smoke test of the foundation: start, register, enable, callbacks, stop.
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim::{ControlCode, EnableParams, Keyword, Level};
 

@@ -11,7 +11,7 @@
 //! and at `EventFilter::parse`: nothing may panic, and every failing call must leave the
 //! kernel exactly as it was.
 
-mod common;
+use crate::common;
 use common::*;
 use etwsim::win32::{
     ENABLE_TRACE_PARAMETERS_VERSION_2, EVENT_CONTROL_CODE_CAPTURE_STATE,
