@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Kernel (classic / MOF) records of a real .etl file as dissect.etl reads them, for
 etwsim's kernel-class coverage and agreement check (issue 30;
-crates/decode/tests/kernel_classes_real.rs).
+crates/decode/tests/decode/kernel_classes_real.rs).
 
 dissect.etl walks files etwsim's reader does not take (relogged files whose buffers are
 trimmed and LZXpress-compressed, e.g. PerfView's merged traces), so this script is the
@@ -20,8 +20,8 @@ Run it with the interop venv's python:
 
     target/etl-check-venv/bin/python scripts/dissect_kernel_records.py FILE.etl OUT.jsonl
 
-then `ETWSIM_KERNEL_RECORDS=OUT.jsonl cargo test -p etwsim-decode --test
-kernel_classes_real -- --ignored --nocapture` (absolute paths; several joined with ':').
+then `ETWSIM_KERNEL_RECORDS=OUT.jsonl cargo test -p etwsim-decode --test decode
+kernel_classes_real:: -- --ignored --nocapture` (absolute paths; several joined with ':').
 
 With `--time FILE` it writes nothing and times dissect.etl decoding every kernel record of
 FILE (the P18 peer; best of 3 runs): `r.event`, then the field values as

@@ -6,7 +6,7 @@
 //! TRACE_GUID_REGISTRATIONs — and the rest goes through the parsers the exported functions
 //! use, then the win32 face and a fresh deterministic kernel. Nothing may panic, and every
 //! refusal must be a documented code. The body is `etwsim_sys::fuzzing::c_abi_args`, which
-//! `crates/sys/tests/c_abi_corpus.rs` runs over the committed corpus in every `cargo test`.
+//! `crates/sys/tests/abi/c_abi_corpus.rs` runs over the committed corpus in every `cargo test`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

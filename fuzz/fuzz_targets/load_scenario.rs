@@ -1,7 +1,7 @@
 //! Arbitrary bytes as a scenario file (`Scenario::parse`, relative paths from
 //! `examples/scenarios/`) and, when they load and are small, a run with every output made of
 //! it: nothing may panic, and the size caps and list limits bound the work. The body is
-//! shared with `crates/scenario/tests/corpus.rs`, which runs it over the committed corpus
+//! shared with `crates/scenario/tests/scenario/corpus.rs`, which runs it over the committed corpus
 //! `crates/scenario/tests/corpus/` and deterministic mutations of it in every `cargo test`.
 #![no_main]
 

@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     // The borrowing views, touching every borrowed part: they must agree with the owned
-    // records above, which `crates/etl/tests/views.rs` checks; here, only that nothing
+    // records above, which `crates/etl/tests/etl/views.rs` checks; here, only that nothing
     // panics.
     if let Ok(mut file) = LogFile::from_bytes("fuzz.etl", data.to_vec()) {
         let _ = file.for_each_record(|view| {

@@ -1,7 +1,7 @@
 //! Arbitrary bytes as a `.reg` file (both import modes), then the AutoLogger / Global Logger
 //! views, the WMI\Security descriptors and the bytes as a security descriptor: nothing may
 //! panic, and an imported registry must come back equal through its own export. The body is
-//! shared with `crates/registry/tests/corpus.rs`, which runs it over the committed corpus.
+//! shared with `crates/registry/tests/registry/corpus.rs`, which runs it over the committed corpus.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
