@@ -57,12 +57,13 @@ use etwsim_registry::{
 };
 use etwsim_types::{ControlCode, Guid, LogFileMode, Win32Error};
 
+use crate::api::kernel::{Kernel, KernelBuilder};
+use crate::api::session::Session;
 use crate::control::provider::EnableParams;
-use crate::control::session::{MAX_BUFFER_SIZE_KB, Session, SessionConfig, Target};
-use crate::data::logger::Delivered;
+use crate::control::session::{MAX_BUFFER_SIZE_KB, SessionConfig, Target};
+use crate::data::realtime::Delivered;
 use crate::error::{Error, Result};
 use crate::machine::disk::Disk;
-use crate::machine::kernel::{Kernel, KernelBuilder};
 
 /// The largest BufferSize an AutoLogger or the Global Logger gets, in KB (ALG-03: "keep it
 /// under 1 MB").

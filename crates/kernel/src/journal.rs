@@ -30,8 +30,8 @@
 //! # Ok::<(), etwsim_kernel::Error>(())
 //! ```
 
-use crate::control::explain::Verdict;
-use crate::control::session::TraceHandle;
+use crate::filter::verdict::Verdict;
+use crate::machine::ids::TraceHandle;
 use etwsim_types::{EventDescriptor, Guid, Keyword, Level, TraceControl, Win32Error};
 use parking_lot::Mutex;
 use std::collections::VecDeque;

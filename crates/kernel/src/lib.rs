@@ -38,56 +38,64 @@
 
 // The rooms (docs/ARCHITECTURE.md): the control plane, the data plane, the simulated machine
 // and the system providers (the OS activity and the kernel events it writes).
+mod api;
 pub mod boot;
 mod control;
 mod data;
 mod error;
+pub mod filter;
 pub mod journal;
 mod machine;
 pub mod system;
 
 pub use boot::{BootOptions, BootReport, BootSessionKind, Machine, ProviderReport, SessionReport};
-pub use control::filter;
 pub use machine::clock;
 
-pub use control::explain::{Explanation, Reason, Verdict};
-pub use control::filter::{EventFilter, EventView, FilterSet, NameFilter, SlotFilter};
-pub use control::manifests::PayloadFilterBuilder;
+pub use api::config::PayloadFilterBuilder;
+pub use api::file::{ClosingFile, FileHandle};
+pub use api::kernel::{GuidSnapshot, Kernel, KernelBuilder, KernelSnapshot};
+pub use api::os::Image;
+pub use api::process::Process;
+pub use api::provider::{ClassicProvider, Provider};
+pub use api::session::{Session, SessionBuilder};
+pub use api::thread::{ActivityControl, Thread, ThreadGuard};
 pub use control::notify::{SESSION_NOTIFICATION_GUID, SessionNotification, notification_payload};
 pub use control::provider::{
-    ClassicCallback, ClassicNotification, ClassicProvider, ENABLE_SLOTS, EnableCallback,
-    EnableNotification, EnableParams, EnableState, GuidEntry, MAX_REGISTRATIONS_PER_PROCESS,
-    Provider, ProviderInstanceInfo, RegEntry, TRACE_PROVIDER_FLAG_LEGACY,
-    TRACE_PROVIDER_FLAG_PRE_ENABLE, TraceGuidInfo, WMI_CAPTURE_STATE, WMI_DISABLE_EVENTS,
-    WMI_ENABLE_EVENTS,
+    ENABLE_SLOTS, EnableParams, GuidEntry, MAX_REGISTRATIONS_PER_PROCESS, ProviderInstanceInfo,
+    TRACE_PROVIDER_FLAG_LEGACY, TRACE_PROVIDER_FLAG_PRE_ENABLE, TraceGuidInfo, WMI_CAPTURE_STATE,
+    WMI_DISABLE_EVENTS, WMI_ENABLE_EVENTS,
 };
 pub use control::security::{EventSecurityOperation, default_descriptor, token_sids};
 pub use control::session::{
-    CKCL_NAME, GLOBAL_LOGGER_NAME, KERNEL_LOGGER_NAME, LoggerContext, MAX_BUFFER_SIZE_KB,
-    MAX_NAME_CHARS, MAX_PRIVATE_IN_PROC_SESSIONS, MAX_PRIVATE_SESSIONS, MAX_SYSTEM_LOGGERS,
-    MIN_BUFFER_SIZE_KB, Session, SessionBuilder, SessionConfig, SessionProperties, SessionUpdate,
-    Target, TraceHandle, UNLIMITED_FILE_RESERVE, WMI_GLOBAL_LOGGER_ID,
+    CKCL_NAME, GLOBAL_LOGGER_NAME, KERNEL_LOGGER_NAME, MAX_BUFFER_SIZE_KB, MAX_NAME_CHARS,
+    MAX_PRIVATE_IN_PROC_SESSIONS, MAX_PRIVATE_SESSIONS, MAX_SYSTEM_LOGGERS, MIN_BUFFER_SIZE_KB,
+    SessionConfig, SessionUpdate, Target, UNLIMITED_FILE_RESERVE, WMI_GLOBAL_LOGGER_ID,
 };
 pub use control::traits::{
     EventInfoClass, ProviderTraits, TRAIT_TYPE_DECODE_GUID, TRAIT_TYPE_GROUP,
 };
 pub use data::classic::{ClassicEvent, EVENT_TRACE_HEADER_SIZE};
 pub use data::consumer::{Consumer, ConsumerOptions, RT_LOST_BUFFER, RT_LOST_EVENT, RT_LOST_FILE};
-pub use data::logger::{BufferInfo, MemorySink, Sink};
+pub use data::context::LoggerContext;
+pub use data::properties::SessionProperties;
+pub use data::route::{
+    ClassicCallback, ClassicNotification, EnableCallback, EnableNotification, EnableState, RegEntry,
+};
+pub use data::sink::{BufferInfo, MemorySink, Sink};
 pub use data::write::{EVENT_WRITE_FLAG_INPRIVATE, EVENT_WRITE_FLAG_NO_FAULTING, WriteOptions};
 pub use error::{Error, Result};
 pub use etwsim_decode::manifest::filter::{
     AggregateFilter, PayloadFilter, PayloadOperator, Predicate,
 };
+pub use filter::verdict::{Explanation, Reason, Verdict};
+pub use filter::{EventFilter, EventView, FilterSet, NameFilter, SlotFilter};
 pub use journal::{FlushReason, JournalEntry, JournalEvent, LossCounter};
+pub use machine::config::{ExecutionMode, KernelConfig, MAX_BUFFERS_CAP};
 pub use machine::disk::{Disk, VirtualDisk};
-pub use machine::kernel::{
-    ExecutionMode, GuidSnapshot, Kernel, KernelBuilder, KernelConfig, KernelSnapshot,
-    MAX_BUFFERS_CAP,
-};
-pub use machine::process::{Groups, Process, ProcessSpec, Token};
-pub use machine::thread::{ActivityControl, Thread, ThreadGuard};
+pub use machine::ids::TraceHandle;
+pub use machine::process::ProcessSpec;
+pub use machine::process::{Groups, Token};
 pub use system::{
-    ClosingFile, CreateFile, Disposition, FileHandle, GroupMask, Image, KERNEL_FILE_PROVIDER,
-    KERNEL_PROCESS_PROVIDER, KERNEL_RUNDOWN_PROVIDER, event_trace_flag,
+    CreateFile, Disposition, GroupMask, KERNEL_FILE_PROVIDER, KERNEL_PROCESS_PROVIDER,
+    KERNEL_RUNDOWN_PROVIDER, event_trace_flag,
 };

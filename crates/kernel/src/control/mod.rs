@@ -5,11 +5,13 @@
 //! filters, the installed manifests payload filters are built from, provider traits, and [`explain`](crate::Provider::explain), which replays the
 //! control plane's decisions for one event.
 
-pub(crate) mod explain;
-pub mod filter;
+pub(crate) mod access;
+pub(crate) mod controller;
+pub(crate) mod enable;
 pub(crate) mod manifests;
 pub(crate) mod notify;
 pub(crate) mod provider;
 pub(crate) mod security;
 pub(crate) mod session;
+pub(crate) mod state;
 pub(crate) mod traits;

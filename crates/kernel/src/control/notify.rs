@@ -20,10 +20,9 @@
 //! EventsLost u32, then the log file name and the session name, each UTF-16 with a
 //! terminating NUL (an empty name is just the NUL). RealtimeError (4) is not sent.
 
-use etwsim_types::{EventDescriptor, Guid, Keyword, Level};
+use etwsim_types::Guid;
 
-use crate::control::session::SessionProperties;
-use crate::machine::kernel::Kernel;
+use crate::data::properties::SessionProperties;
 
 /// The session notification provider's GUID, {2a6e185b-90de-4fc5-826c-9f44e608a427}.
 pub const SESSION_NOTIFICATION_GUID: Guid = Guid::from_fields(
@@ -61,37 +60,4 @@ pub fn notification_payload(props: &SessionProperties, status: u32) -> Vec<u8> {
         }
     }
     out
-}
-
-impl Kernel {
-    /// Sends `kind` about the session `props` when some session has enabled the session
-    /// notification provider; nothing otherwise (and nothing for private sessions).
-    pub(crate) fn notify_session(
-        &self,
-        kind: SessionNotification,
-        props: &SessionProperties,
-        status: u32,
-    ) {
-        if props.is_private {
-            return;
-        }
-        let wanted = self.with_state(|s| {
-            s.guids
-                .get(&SESSION_NOTIFICATION_GUID)
-                .is_some_and(|e| e.slots.iter().any(Option::is_some))
-        });
-        if !wanted {
-            return;
-        }
-        let Ok(provider) = self
-            .system_process()
-            .register_provider(SESSION_NOTIFICATION_GUID)
-        else {
-            return;
-        };
-        let payload = notification_payload(props, status);
-        let descriptor = EventDescriptor::new(kind as u16, Level::INFORMATION, Keyword(0));
-        let _ = provider.write(&descriptor, &[&payload]);
-        let _ = provider.unregister();
-    }
 }

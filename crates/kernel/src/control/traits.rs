@@ -10,10 +10,8 @@
 //! [`ProviderTraits`] is the decode crate's (`etwsim_decode::tracelogging`), one type for the
 //! blob both ways; this module adds what EventSetInformation checks on top of it.
 
-use crate::control::provider::Provider;
 use crate::{Error, Result};
 pub use etwsim_decode::tracelogging::{ProviderTraits, TRAIT_TYPE_DECODE_GUID, TRAIT_TYPE_GROUP};
-use etwsim_types::Guid;
 
 /// `EVENT_INFO_CLASS` values of EventSetInformation (PRV-35).
 #[doc(alias = "EVENT_INFO_CLASS")]
@@ -51,7 +49,7 @@ impl EventInfoClass {
 /// # Errors
 /// `ERROR_INVALID_PARAMETER` when TotalSize disagrees with the data, the name is not
 /// NUL-terminated UTF-8, or a trait's size runs past the end.
-fn parse_exact(blob: &[u8]) -> Result<ProviderTraits> {
+pub(crate) fn parse_exact(blob: &[u8]) -> Result<ProviderTraits> {
     let total = match blob {
         [lo, hi, _, ..] => usize::from(u16::from_le_bytes([*lo, *hi])),
         _ => {
@@ -78,108 +76,14 @@ fn parse_exact(blob: &[u8]) -> Result<ProviderTraits> {
 
 /// The blob of `traits`, or `ERROR_INVALID_PARAMETER` for traits that have none (a name with
 /// a NUL, sizes over 16 bits).
-fn blob_of(traits: &ProviderTraits) -> Result<Vec<u8>> {
+pub(crate) fn blob_of(traits: &ProviderTraits) -> Result<Vec<u8>> {
     traits.to_bytes().map_err(|e| Error::invalid(e.to_string()))
-}
-
-impl Provider {
-    /// `EventSetInformation(RegHandle, InformationClass, EventInformation)`.
-    ///
-    /// `EventProviderBinaryTrackInfo` and `EventProviderSetReserved1` are accepted and have no
-    /// effect the simulation can show (binary tracking feeds rundown of image paths).
-    ///
-    /// # Errors
-    /// `ERROR_NOT_SUPPORTED` for a class that is not a recognised value (as EventSetInformation
-    /// documents); `ERROR_INVALID_PARAMETER` for a malformed traits blob, traits set a second
-    /// time (PRV-34; the code is the project's choice), or UseDescriptorType data that is not
-    /// one byte; `ERROR_INVALID_HANDLE` after unregistering.
-    pub fn set_information(&self, class: u32, data: &[u8]) -> Result<()> {
-        if !self.is_registered() {
-            return Err(Error::InvalidRegHandle(self.reg_handle()));
-        }
-        let class = EventInfoClass::from_raw(class).ok_or_else(|| Error::Other {
-            code: etwsim_types::Win32Error::ERROR_NOT_SUPPORTED,
-            context: format!("EVENT_INFO_CLASS {class} is not a recognised class"),
-        })?;
-        let mut info = self.reg.info.lock();
-        match class {
-            EventInfoClass::BinaryTrackInfo | EventInfoClass::SetReserved1 => Ok(()),
-            EventInfoClass::SetTraits => {
-                if info.traits.is_some() {
-                    return Err(Error::invalid(
-                        "provider traits can be set only once per registration",
-                    ));
-                }
-                let traits = parse_exact(data)?;
-                let group = traits.group();
-                info.traits = Some(traits);
-                let _ = self.reg.traits_blob.set(data.into());
-                crate::machine::thread::invalidate_lanes(); // a lane writes no traits item
-                info.use_descriptor_type = true;
-                drop(info);
-                // PRV-36: a group trait joins the group, and the sessions that enabled the
-                // group enable this registration now (its callback runs before we return).
-                if let Some(group) = group {
-                    let reg = self.reg.clone();
-                    self.kernel
-                        .control(|s| Ok(((), s.join_group(&reg, group))))?;
-                }
-                Ok(())
-            }
-            EventInfoClass::UseDescriptorType => {
-                let [b] = data else {
-                    return Err(Error::invalid("UseDescriptorType takes one BOOLEAN byte"));
-                };
-                info.use_descriptor_type = *b != 0;
-                Ok(())
-            }
-        }
-    }
-
-    /// `EventSetInformation(EventProviderSetTraits)` with typed traits.
-    ///
-    /// # Errors
-    /// As [`Provider::set_information`].
-    pub fn set_traits(&self, traits: &ProviderTraits) -> Result<()> {
-        self.set_information(EventInfoClass::SetTraits as u32, &blob_of(traits)?)
-    }
-
-    /// The traits set on this registration.
-    pub fn traits(&self) -> Option<ProviderTraits> {
-        self.reg.info.lock().traits.clone()
-    }
-
-    /// Whether ETW honours data descriptors' `Type` byte for this provider (EVT-12).
-    pub fn uses_descriptor_type(&self) -> bool {
-        self.reg.info.lock().use_descriptor_type
-    }
-}
-
-impl crate::Process {
-    /// `TraceLoggingRegister`: EventRegister, then EventSetInformation(SetTraits) with the
-    /// provider's name (and group). If setting the traits fails the registration is undone and
-    /// the error returned (PRV-33).
-    ///
-    /// # Errors
-    /// As [`crate::Process::register_provider`] and [`Provider::set_information`].
-    pub fn register_tracelogging(&self, guid: Guid, traits: &ProviderTraits) -> Result<Provider> {
-        // Check the blob before registering, so a refusal leaves no trace (not even a used
-        // registration id): a failed TraceLoggingRegister changes nothing.
-        parse_exact(&blob_of(traits)?)?;
-        let p = self.register_provider(guid)?;
-        match p.set_traits(traits) {
-            Ok(()) => Ok(p),
-            Err(e) => {
-                let _ = p.unregister();
-                Err(e)
-            }
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use etwsim_types::Guid;
 
     #[test]
     fn set_traits_blobs_are_exact_and_refused_when_truncated() {

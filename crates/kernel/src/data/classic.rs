@@ -12,15 +12,14 @@
 //! `ThreadId`, `ProcessId` and `TimeStamp` (the session's clock), `KernelTime` and
 //! `UserTime` stay 0 as in every record the simulator writes.
 
-use crate::control::session::LoggerContext;
-use crate::data::write::{Refusal, refusal, store_bytes};
-use crate::machine::process::Process;
-use crate::machine::thread::with_current;
+use crate::data::context::LoggerContext;
+use crate::data::local::with_current;
+use crate::data::store::{Refusal, refusal, store_bytes};
 use crate::{Error, Kernel, Result, TraceHandle};
 use etwsim_buffers::ReserveError;
-use etwsim_etl::{Record, TraceRecord};
+use etwsim_etl::TraceRecord;
 use etwsim_types::record::{align8, header_type};
-use etwsim_types::{EventRecord, Guid, Win32Error};
+use etwsim_types::{Guid, Win32Error};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -53,24 +52,6 @@ impl ClassicEvent<'_> {
     /// Bytes of the record: the 48-byte header and the data.
     pub fn record_size(&self) -> usize {
         EVENT_TRACE_HEADER_SIZE + self.data.iter().map(|d| d.len()).sum::<usize>()
-    }
-}
-
-impl Process {
-    /// `TraceEvent(TraceHandle, EventTrace)`: writes a classic event into the session
-    /// `logger` names, as this process (its PID, the current simulated thread's TID and CPU).
-    ///
-    /// # Errors
-    /// `ERROR_INVALID_PARAMETER` for handle 0 or an exited process; `ERROR_INVALID_HANDLE`
-    /// for a handle that names no running session this process can see, or the NT Kernel
-    /// Logger (EVT-29, KRN-02); `ERROR_MORE_DATA` for a record larger than the session's
-    /// buffer (EVT-06) or than 65,535 bytes; `ERROR_NOT_ENOUGH_MEMORY` when no buffer is
-    /// free (EVT-07); `ERROR_LOG_FILE_FULL` when a real-time session's backing store is full
-    /// (EVT-08); `ERROR_INVALID_THREAD_ID` from another OS thread than a single-threaded
-    /// kernel's. A refused event counts in the session's EventsLost; a call rejected for its
-    /// arguments, handle or thread changes nothing.
-    pub fn trace_event(&self, logger: TraceHandle, event: &ClassicEvent<'_>) -> Result<()> {
-        trace_event(&self.kernel, self.start_key, self.pid, logger, event)
     }
 }
 
@@ -184,21 +165,4 @@ fn store(
     };
     pool.exit(cpu);
     result
-}
-
-/// Every record of a flushed buffer as ProcessTrace hands it to an EventRecordCallback:
-/// `EVENT_HEADER` records as they are, classic ones (and every other layout) through
-/// [`TraceRecord::to_event_record`] (CON-02) — what real-time consumers and
-/// [`MemorySink::records`](crate::MemorySink::records) deliver. Records after damage are
-/// dropped.
-pub(crate) fn buffer_events(buffer: &[u8]) -> Vec<EventRecord> {
-    etwsim_etl::decode_buffer(buffer, 0).map_or_else(
-        |_| Vec::new(),
-        |b| {
-            b.records
-                .into_iter()
-                .map(Record::into_event_record)
-                .collect()
-        },
-    )
 }

@@ -1,14 +1,11 @@
 //! Real-time consumers: OpenTrace on a session name, events oldest first, loss markers
 //! (CON-01…CON-08, BUF-12…BUF-14, SES-65).
 
-use crate::control::session::{LoggerContext, Target};
-use crate::data::classic::buffer_events;
-use crate::data::logger::{ConsumerQueue, RtItem};
-use crate::machine::kernel::Kernel;
-use crate::machine::process::Process;
-use crate::{Error, Result};
+use crate::data::context::LoggerContext;
+use crate::data::realtime::{ConsumerQueue, RtItem};
+use crate::data::sink::buffer_events;
 use etwsim_types::record::header_flags;
-use etwsim_types::{EventDescriptor, EventHeader, EventRecord, Guid, Level, LogFileMode, Opcode};
+use etwsim_types::{EventDescriptor, EventHeader, EventRecord, Guid, Level, Opcode};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -31,11 +28,11 @@ pub struct ConsumerOptions {
 
 /// A real-time consumer of one session (`OpenTrace` with `LoggerName`).
 pub struct Consumer {
-    ctx: Arc<LoggerContext>,
-    queue: Arc<ConsumerQueue>,
-    options: ConsumerOptions,
-    boot_filetime: i64,
-    ready: VecDeque<EventRecord>,
+    pub(crate) ctx: Arc<LoggerContext>,
+    pub(crate) queue: Arc<ConsumerQueue>,
+    pub(crate) options: ConsumerOptions,
+    pub(crate) boot_filetime: i64,
+    pub(crate) ready: VecDeque<EventRecord>,
 }
 
 impl std::fmt::Debug for Consumer {
@@ -44,47 +41,6 @@ impl std::fmt::Debug for Consumer {
             .field("session", &self.ctx.cfg.name)
             .field("ready", &self.ready.len())
             .finish_non_exhaustive()
-    }
-}
-
-impl Kernel {
-    /// OpenTrace on the real-time session `name`, as `caller` (CON-01). The session's
-    /// backlog, if any, is delivered first (BUF-12).
-    ///
-    /// # Errors
-    /// `ERROR_ACCESS_DENIED` unless the caller may consume in real time (SEC-05);
-    /// `ERROR_WMI_INSTANCE_NOT_FOUND` if no such session runs or it is not real-time (CON-03).
-    pub fn open_realtime(
-        &self,
-        caller: &Process,
-        name: &str,
-        options: ConsumerOptions,
-    ) -> Result<Consumer> {
-        let ctx = self.with_state(|s| {
-            let rec = s.live_process(caller.start_key)?;
-            let ctx = s.resolve(caller.start_key, Target::Name(name))?;
-            // SEC-02, SEC-05: TRACELOG_ACCESS_REALTIME on the session GUID.
-            s.check_access(
-                &rec.token,
-                ctx.cfg.guid,
-                etwsim_registry::TraceOperation::ConsumeRealTime,
-                rec.token.may_control_sessions(),
-            )?;
-            Ok(ctx)
-        })?;
-        if !ctx.is_running() || !ctx.live.lock().mode.contains(LogFileMode::REAL_TIME) {
-            return Err(Error::SessionNotFound(format!(
-                "session {name:?} is not a running real-time session"
-            )));
-        }
-        let queue = ctx.rt.attach(self.config().consumer_queue_buffers as usize);
-        Ok(Consumer {
-            boot_filetime: self.inner.clock.boot_filetime(),
-            ctx,
-            queue,
-            options,
-            ready: VecDeque::new(),
-        })
     }
 }
 

@@ -1,8 +1,9 @@
 //! The `.etl` file sink: a session's [`Sink`] over the `etwsim-etl` writer, in the session's
 //! file mode (SES-31…SES-36, SES-44, SES-61, SES-62, SES-81, BUF-10, BUF-17).
 
-use crate::control::session::{Effective, SessionProperties};
-use crate::data::logger::{BufferInfo, Sink};
+use crate::data::context::Effective;
+use crate::data::properties::SessionProperties;
+use crate::data::sink::{BufferInfo, Sink};
 use crate::machine::disk::Disk;
 use crate::{Error, Result};
 use etwsim_etl::{CloseStats, WriteOutcome, Writer, WriterOptions};

@@ -31,11 +31,16 @@
 //! The lane lives in a thread-local, so it is this thread's alone; what it holds keeps the
 //! session's buffers alive ([`OwnerHandle`]) until the next fill replaces it.
 
-use crate::control::provider::{LevelKeywordGate, Provider, Routes};
-use crate::control::session::LoggerContext;
-use crate::data::write::{HeaderTemplate, Refusal};
+use crate::data::cache::Versioned;
+use crate::data::context::LoggerContext;
+use crate::data::core::Host;
+use crate::data::route::RegEntry;
+use crate::data::route::{LevelKeywordGate, Routes};
+use crate::data::store::Refusal;
+use crate::data::write::EventPath;
+use crate::data::write::HeaderTemplate;
 use crate::machine::clock::Clock;
-use crate::machine::thread::{Versioned, lane_epoch};
+use crate::machine::thread::lane_epoch;
 use etwsim_buffers::{Cursor, OwnerHandle};
 use etwsim_types::EventDescriptor;
 use etwsim_types::record::{EVENT_HEADER_SIZE, MAX_EVENT_SIZE, align8, header_flags};
@@ -93,11 +98,10 @@ impl Lane {
     #[inline(always)]
     fn write(
         &mut self,
-        p: &Provider,
+        reg: &RegEntry,
         desc: &EventDescriptor,
         payload: &[u8],
     ) -> Option<Result<(), Refusal>> {
-        let reg = &*p.reg;
         if self.reg != std::ptr::from_ref(reg) as usize
             || self.version != reg.routes_version()
             || self.epoch != lane_epoch()
@@ -140,7 +144,7 @@ thread_local! {
     static LANE: RefCell<Lane> = const { RefCell::new(Lane::EMPTY) };
 }
 
-impl Provider {
+impl<H: Host> EventPath<'_, H> {
     /// The single-threaded engine's write: `Some` when this OS thread's lane took it (see the
     /// module docs), `None` for the shared path to write it. Only for a single-threaded
     /// kernel, for a one-block write with no journal.
@@ -150,7 +154,7 @@ impl Provider {
         desc: &EventDescriptor,
         payload: &[u8],
     ) -> Option<Result<(), Refusal>> {
-        LANE.try_with(|l| l.try_borrow_mut().ok()?.write(self, desc, payload))
+        LANE.try_with(|l| l.try_borrow_mut().ok()?.write(self.reg, desc, payload))
             .ok()
             .flatten()
     }
@@ -171,7 +175,7 @@ impl Provider {
         let lane = match ctx.pool.cursor(cpu) {
             Some((buffers, cursor))
                 if ctx.is_running()
-                    && routes.single_gate_is(&self.reg)
+                    && routes.single_gate_is(self.reg)
                     && self.reg.routes_version() == routes.version() =>
             {
                 let raw0 = ctx.clock.raw(0, ctx.cfg.clock);
@@ -181,7 +185,7 @@ impl Provider {
                     0
                 };
                 Lane {
-                    reg: std::ptr::from_ref(&*self.reg) as usize,
+                    reg: std::ptr::from_ref(&**self.reg) as usize,
                     version: routes.version(),
                     epoch,
                     ctx: Some(ctx.clone()),

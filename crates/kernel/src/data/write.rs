@@ -23,22 +23,26 @@
 //! Steps 2–5 take no lock and allocate nothing (the per-thread stack frames of a
 //! STACK_TRACE session are the exception: they sit behind the thread's mutex).
 
-use crate::control::filter::{EventView, session_accepts, wants_stack};
-use crate::control::provider::{Provider, Route, Routes};
-use crate::control::session::LoggerContext;
-use crate::journal::{JournalEvent, LossCounter};
-use crate::machine::thread::{
-    ThreadState, WRITER_LOCAL, WriterLocal, current_in, lane_epoch, with_writer_local,
-};
+use crate::data::core::Host;
+use crate::data::local::{WRITER_LOCAL, WriterLocal, current_in, with_writer_local};
+use crate::data::route::RegEntry;
+use crate::data::route::{Route, Routes};
+use crate::data::store::Refusal;
+use crate::data::store::refusal;
+use crate::data::store::reserve_refusal;
+use crate::data::store::store_bytes;
+use crate::filter::{EventView, session_accepts, wants_stack};
+use crate::journal::JournalEvent;
+use crate::machine::ids::guid_words;
+use crate::machine::thread::{ThreadState, lane_epoch};
 use crate::{Error, Result};
-use etwsim_buffers::{Record, ReserveError};
+use etwsim_buffers::Record;
 use etwsim_decode::tracelogging::EventBuilder;
 use etwsim_types::record::{
-    EVENT_HEADER_SIZE, MAX_EVENT_DATA_DESCRIPTORS, MAX_EVENT_SIZE, MAX_STACK_FRAMES, align8,
-    ext_type, header_flags,
+    EVENT_HEADER_SIZE, MAX_EVENT_DATA_DESCRIPTORS, MAX_STACK_FRAMES, align8, ext_type, header_flags,
 };
 use etwsim_types::{EnableProperty, EventDescriptor, Guid, Keyword, Level, LogFileMode};
-use std::num::NonZeroU64;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// `EVENT_WRITE_FLAG_NO_FAULTING` (EVT-04).
@@ -149,124 +153,11 @@ fn invalid_write(blocks: usize, flags: u32) -> Error {
     }
 }
 
-/// Stores `bytes` at the record's cursor, zero-padding the last word: one copy, then at most
-/// 7 bytes of padding.
-#[inline(always)]
-pub(crate) fn store_bytes(rec: &mut Record<'_>, bytes: &[u8]) {
-    rec.put(bytes);
-    rec.pad8();
-}
-
-/// Why one target cannot take the event, packed in one non-zero word so that
-/// `Result<(), Refusal>` is a single register on its way back up the write path (a wider value
-/// goes through memory and stalls the return): bits 0–2 the kind, 3–34 the record size
-/// (saturating at `u32::MAX`), 35–63 the buffer capacity (at most 16 MB, it fits).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Refusal(NonZeroU64);
-
-/// `n` as a `u32`, saturating.
-#[inline]
-fn sat32(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-impl Refusal {
-    const TOO_LARGE: u64 = 1;
-    const LARGER_THAN_BUFFER: u64 = 2;
-    const NO_BUFFER_KIND: u64 = 3;
-    const BACKLOG_FULL_KIND: u64 = 4;
-    const WRONG_THREAD_KIND: u64 = 5;
-    /// EVT-07: no buffer free and the pool at MaximumBuffers.
-    pub(crate) const NO_BUFFER: Refusal =
-        Refusal(NonZeroU64::new(Self::NO_BUFFER_KIND).expect("non-zero"));
-    /// EVT-08: a real-time session's backing store is full.
-    const BACKLOG_FULL: Refusal =
-        Refusal(NonZeroU64::new(Self::BACKLOG_FULL_KIND).expect("non-zero"));
-    /// A single-threaded kernel's buffers, reached from another OS thread.
-    pub(crate) const WRONG_THREAD: Refusal =
-        Refusal(NonZeroU64::new(Self::WRONG_THREAD_KIND).expect("non-zero"));
-    const CAPACITY_MAX: u64 = (1 << 29) - 1;
-
-    fn packed(kind: u64, size: usize, capacity: usize) -> Refusal {
-        let capacity = (capacity as u64).min(Self::CAPACITY_MAX);
-        let v = kind | u64::from(sat32(size)) << 3 | capacity << 35;
-        Refusal(NonZeroU64::new(v).unwrap_or(NonZeroU64::MIN))
-    }
-
-    /// EVT-05: larger than any event may be.
-    fn too_large(size: usize) -> Refusal {
-        Refusal::packed(Self::TOO_LARGE, size, 0)
-    }
-
-    /// EVT-06: larger than the session's buffers can hold.
-    pub(crate) fn larger_than_buffer(size: usize, capacity: usize) -> Refusal {
-        Refusal::packed(Self::LARGER_THAN_BUFFER, size, capacity)
-    }
-
-    /// Journals the loss this refusal caused in `ctx` (EventsLost + 1), with its rule.
-    #[cold]
-    pub(crate) fn journal(self, ctx: &crate::control::session::LoggerContext) {
-        if ctx.journal.is_none() {
-            return;
-        }
-        let rule = match self.0.get() & 7 {
-            Self::TOO_LARGE => "EVT-05",
-            Self::LARGER_THAN_BUFFER => "EVT-06",
-            Self::BACKLOG_FULL_KIND => "EVT-08",
-            Self::WRONG_THREAD_KIND => "single-threaded kernel",
-            _ => "EVT-07",
-        };
-        ctx.note_loss(LossCounter::EventsLost, 1, &self.error().to_string(), rule);
-    }
-
-    #[cold]
-    pub(crate) fn error(self) -> Error {
-        let v = self.0.get();
-        let size = ((v >> 3) & u64::from(u32::MAX)) as usize;
-        let capacity = (v >> 35) as usize;
-        match v & 7 {
-            Self::TOO_LARGE => Error::EventTooLarge { size },
-            Self::LARGER_THAN_BUFFER => Error::EventLargerThanBuffer { size, capacity },
-            Self::BACKLOG_FULL_KIND => Error::RealTimeBacklogFull,
-            Self::WRONG_THREAD_KIND => Error::WrongThread,
-            _ => Error::NoFreeBuffer, // NO_BUFFER_KIND
-        }
-    }
-}
-
 /// A simulated stack for threads that set none: three frames derived from the event id, so
 /// stacks are reproducible.
 fn synthetic_stack(id: u16) -> [u64; 3] {
     let base = 0x7FF6_1000_0000 + (u64::from(id) << 8);
     [base + 0x14, base + 0x1_0020, base + 0x2_0030]
-}
-
-/// Why `logger`'s session cannot take a record of `size` bytes, before any reservation: too
-/// large for any event (EVT-05) or for its buffers (EVT-06), or a real-time session whose
-/// backlog is full (EVT-08).
-#[inline(always)]
-pub(crate) fn refusal(logger: &LoggerContext, size: usize) -> Option<Refusal> {
-    let capacity = logger.pool.capacity() as usize;
-    if size > MAX_EVENT_SIZE {
-        Some(Refusal::too_large(size))
-    } else if align8(size) > capacity {
-        Some(Refusal::larger_than_buffer(size, capacity))
-    } else if logger.realtime.load(Ordering::Relaxed) && logger.rt.full.load(Ordering::Acquire) {
-        Some(Refusal::BACKLOG_FULL)
-    } else {
-        None
-    }
-}
-
-/// The refusal a failed reservation of a `size`-byte record means, in a pool of `capacity`
-/// bytes per buffer: EVT-06 or EVT-07.
-#[cold]
-fn reserve_refusal(e: ReserveError, size: usize, capacity: u64) -> Refusal {
-    match e {
-        ReserveError::TooBig => Refusal::larger_than_buffer(size, capacity as usize),
-        ReserveError::NoBuffer => Refusal::NO_BUFFER,
-        ReserveError::WrongThread => Refusal::WRONG_THREAD,
-    }
 }
 
 /// INDEPENDENT_SESSION_MODE: the session's failures stay its own (EVT-10).
@@ -277,28 +168,6 @@ fn is_independent(route: &Route) -> bool {
         .cfg
         .mode
         .contains(LogFileMode::INDEPENDENT_SESSION)
-}
-
-/// A GUID's 16 bytes as a record holds them (Windows byte order), as two little-endian words.
-///
-/// Computed from the GUID's 128-bit value: Data1, Data2 and Data3 little-endian in the first
-/// word, Data4's bytes in order in the second (`guid_words_match_the_bytes` checks it).
-#[inline]
-pub(crate) fn guid_words(g: &Guid) -> [u64; 2] {
-    let v = g.as_u128();
-    let hi = (v >> 64) as u64; // Data1 (32 bits), Data2, Data3 (16 bits each)
-    [
-        (hi >> 32) | (hi >> 16 & 0xffff) << 32 | (hi & 0xffff) << 48,
-        (v as u64).swap_bytes(),
-    ]
-}
-
-/// The GUID whose record words ([`guid_words`]) are `w`.
-pub(crate) fn guid_from_words(w: [u64; 2]) -> Guid {
-    let mut bytes = [0u8; 16];
-    bytes[..8].copy_from_slice(&w[0].to_le_bytes());
-    bytes[8..].copy_from_slice(&w[1].to_le_bytes());
-    Guid::from_bytes_le(bytes)
 }
 
 /// The 80-byte `EVENT_HEADER` as the ten little-endian words a record starts with: the same
@@ -421,27 +290,28 @@ struct Plan<'a> {
     refusal: Option<Refusal>,
 }
 
-impl Provider {
-    /// `EventWrite`: writes the event to every session that wants it. `data` is the list of
-    /// `EVENT_DATA_DESCRIPTOR` blocks, concatenated with no padding (EVT-11).
-    ///
-    /// # Errors
-    /// `ERROR_INVALID_PARAMETER` for more than 128 blocks; `ERROR_ARITHMETIC_OVERFLOW`
-    /// (EVT-05), `ERROR_MORE_DATA` (EVT-06), `ERROR_NOT_ENOUGH_MEMORY` (EVT-07) or
-    /// `ERROR_LOG_FILE_FULL` (EVT-08) when a session without INDEPENDENT_SESSION_MODE could
-    /// not take it — then no such session records it (EVT-09). Lost events are counted either
-    /// way.
+/// The event path of one registration in one kernel: what [`Provider`](crate::Provider)'s
+/// writes run (`api` wraps each public write in one call, inlined).
+pub(crate) struct EventPath<'a, H: Host> {
+    /// The kernel (its core and its simulated threads).
+    pub(crate) kernel: &'a H,
+    /// The registration written through.
+    pub(crate) reg: &'a Arc<RegEntry>,
+}
+
+impl<H: Host> EventPath<'_, H> {
+    /// [`Provider::write`](crate::Provider::write).
     #[inline(always)]
-    pub fn write(&self, descriptor: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
+    pub(crate) fn write(&self, descriptor: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
         // P1: with no session the inlined part is two loads, a test and a branch; the
         // descriptor is not touched until some session listens.
-        if !self.is_enabled() {
+        if !self.reg.is_enabled() {
             return Ok(());
         }
         // Keeps the compiler from loading the descriptor's level and keyword ahead of the
         // test above (it emits no instruction).
         std::sync::atomic::compiler_fence(Ordering::Acquire);
-        if self.kernel.inner.owner.is_some() {
+        if self.kernel.core().owner.is_some() {
             return self.write_single_threaded(descriptor, data);
         }
         self.write_listened::<false>(descriptor, data)
@@ -461,7 +331,10 @@ impl Provider {
         descriptor: &EventDescriptor,
         data: &[&[u8]],
     ) -> Result<()> {
-        if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
+        if !self
+            .reg
+            .is_enabled_for(descriptor.level, descriptor.keyword)
+        {
             return self.not_wanted(descriptor, &PLAIN);
         }
         // `write_event` with `PLAIN` options, which it would only test: the arguments, then
@@ -473,7 +346,7 @@ impl Provider {
             return self.not_wanted(descriptor, &PLAIN);
         }
         if LANE {
-            self.kernel.check_thread()?;
+            self.kernel.core().check_thread()?;
         }
         self.write_routed_plain_in::<LANE>(descriptor, data)
     }
@@ -500,70 +373,26 @@ impl Provider {
         self.write_listened::<true>(desc, data)
     }
 
-    /// `EventWrite` with a payload built only when some session may want the event.
-    ///
-    /// # Errors
-    /// As [`Provider::write`].
+    /// [`Provider::write_with`](crate::Provider::write_with).
     #[inline]
-    pub fn write_with<R: AsRef<[u8]>>(
+    pub(crate) fn write_with<R: AsRef<[u8]>>(
         &self,
         descriptor: &EventDescriptor,
         build: impl FnOnce() -> R,
     ) -> Result<()> {
-        if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
+        if !self
+            .reg
+            .is_enabled_for(descriptor.level, descriptor.keyword)
+        {
             return self.not_wanted(descriptor, &PLAIN);
         }
         let payload = build();
         self.write_event(descriptor, &PLAIN, &[payload.as_ref()], false)
     }
 
-    /// `TraceLoggingWrite`: a TraceLogging event called `name`, its fields added by `fields`
-    /// — which runs only when some session may want an event of the descriptor's level and
-    /// keyword (the enable check comes first and builds nothing, EVT-02, PRV-31).
-    ///
-    /// The metadata goes where TraceLogging puts it (DEC-03): an `EVENT_SCHEMA_TL` extended
-    /// item, with the registration's traits as the `PROV_TRAITS` item, the field values as
-    /// user data — for a provider that honours data-descriptor types (traits set with
-    /// [`Provider::set_traits`], as [`crate::Process::register_tracelogging`] does, or
-    /// UseDescriptorType, EVT-12). For any other provider ETW ignores the Type byte, so the
-    /// metadata lands in the payload in front of the values, as it would on Windows, and the
-    /// event is an ordinary one to every filter. Otherwise EVENT_NAME filters see `name`
-    /// (FLT-22), and EVENT_ID and payload filters do not apply (FLT-19, FLT-18).
-    ///
-    /// `descriptor` is usually [`etwsim_decode::tracelogging::descriptor`]`(level, keyword)`
-    /// (Id 0, Version 0, Channel 11, EVT-27); what `fields` sets with the builder's `level`,
-    /// `keyword`, `opcode`… changes the descriptor written (sessions then filter by it).
-    ///
-    /// ```
-    /// use etwsim_decode::tracelogging::{Value, decode_record, descriptor};
-    /// use etwsim_kernel::{EnableParams, Kernel, MemorySink, ProviderTraits, Token};
-    /// use etwsim_types::{EventDescriptor, Keyword, Level};
-    ///
-    /// const OPENED: EventDescriptor = descriptor(Level::INFORMATION, Keyword(0x1));
-    ///
-    /// let k = Kernel::builder().deterministic(1).build()?;
-    /// let app = k.spawn("app.exe", Token::user("u"))?;
-    /// let guid = "{b3864c38-4273-58c5-545b-8b3608343471}".parse().unwrap();
-    /// let p = app.register_tracelogging(guid, &ProviderTraits::new("MyProvider"))?;
-    /// let sink = MemorySink::new();
-    /// let s = k.session("s").log_file("s.etl").sink(sink.clone()).start()?;
-    /// s.enable(guid, &EnableParams::new())?;
-    /// p.write_tracelogging("FileOpened", &OPENED, |e| {
-    ///     e.str16("Path", r"C:\a.txt").value("Bytes", 4096u64);
-    /// })?;
-    /// s.stop()?;
-    /// let decoded = decode_record(&sink.records()[0]).unwrap().unwrap();
-    /// assert_eq!(decoded.to_string(), r#"MyProvider/FileOpened Path="C:\\a.txt", Bytes=4096"#);
-    /// assert_eq!(decoded.value("Bytes"), Some(&Value::U64(4096)));
-    /// # Ok::<(), etwsim_kernel::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// `ERROR_INVALID_PARAMETER` for fields the builder cannot encode (a value that does not
-    /// fit its type, a struct left open…); `ERROR_ARITHMETIC_OVERFLOW` for metadata over
-    /// 65,535 bytes (DEC-15); otherwise as [`Provider::write`].
+    /// [`Provider::write_tracelogging`](crate::Provider::write_tracelogging).
     #[inline]
-    pub fn write_tracelogging(
+    pub(crate) fn write_tracelogging(
         &self,
         name: &str,
         descriptor: &EventDescriptor,
@@ -572,13 +401,9 @@ impl Provider {
         self.write_tracelogging_transfer(name, descriptor, None, None, fields)
     }
 
-    /// `TraceLoggingWriteActivity`: [`Provider::write_tracelogging`] with an explicit
-    /// activity ID and/or related activity ID (EVT-14, EVT-17).
-    ///
-    /// # Errors
-    /// As [`Provider::write_tracelogging`].
+    /// [`Provider::write_tracelogging_transfer`](crate::Provider::write_tracelogging_transfer).
     #[inline]
-    pub fn write_tracelogging_transfer(
+    pub(crate) fn write_tracelogging_transfer(
         &self,
         name: &str,
         descriptor: &EventDescriptor,
@@ -586,7 +411,10 @@ impl Provider {
         related_activity_id: Option<&Guid>,
         fields: impl FnOnce(&mut EventBuilder),
     ) -> Result<()> {
-        if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
+        if !self
+            .reg
+            .is_enabled_for(descriptor.level, descriptor.keyword)
+        {
             return Ok(());
         }
         let mut builder = EventBuilder::new(name);
@@ -613,7 +441,7 @@ impl Provider {
             },
             other => Error::invalid(format!("TraceLogging event {name:?}: {other}")),
         })?;
-        let typed = self.uses_descriptor_type();
+        let typed = self.reg.info.lock().use_descriptor_type;
         let options = WriteOptions {
             activity_id,
             related_activity_id,
@@ -626,12 +454,8 @@ impl Provider {
         self.write_with_options(&event.descriptor, &options, data)
     }
 
-    /// `EventWriteTransfer`: with an explicit activity ID and/or related activity ID
-    /// (EVT-14, EVT-17).
-    ///
-    /// # Errors
-    /// As [`Provider::write`].
-    pub fn write_transfer(
+    /// [`Provider::write_transfer`](crate::Provider::write_transfer).
+    pub(crate) fn write_transfer(
         &self,
         descriptor: &EventDescriptor,
         activity_id: Option<&Guid>,
@@ -646,11 +470,8 @@ impl Provider {
         self.write_with_options(descriptor, &options, data)
     }
 
-    /// `EventWriteEx`: with a session filter mask and flags (EVT-04).
-    ///
-    /// # Errors
-    /// As [`Provider::write`]; `ERROR_INVALID_PARAMETER` for unknown flags.
-    pub fn write_ex(
+    /// [`Provider::write_ex`](crate::Provider::write_ex).
+    pub(crate) fn write_ex(
         &self,
         descriptor: &EventDescriptor,
         filter: u64,
@@ -669,13 +490,9 @@ impl Provider {
         self.write_with_options(descriptor, &options, data)
     }
 
-    /// `EventWriteString`: a string-only event, Id/Version/Opcode/Task/Channel 0, the payload
-    /// the UTF-16 string with its NUL, EVENT_HEADER_FLAG_STRING_ONLY set (EVT-13).
-    ///
-    /// # Errors
-    /// As [`Provider::write`].
-    pub fn write_string(&self, level: Level, keyword: Keyword, text: &str) -> Result<()> {
-        if !self.is_enabled_for(level, keyword) {
+    /// [`Provider::write_string`](crate::Provider::write_string).
+    pub(crate) fn write_string(&self, level: Level, keyword: Keyword, text: &str) -> Result<()> {
+        if !self.reg.is_enabled_for(level, keyword) {
             return self.not_wanted(&EventDescriptor::new(0, level, keyword), &PLAIN);
         }
         let units: Vec<u8> = text
@@ -687,18 +504,18 @@ impl Provider {
         self.write_event(&descriptor, &PLAIN, &[&units], true)
     }
 
-    /// The general write: every option of EventWriteEx and TraceLogging.
-    ///
-    /// # Errors
-    /// As [`Provider::write_ex`].
+    /// [`Provider::write_with_options`](crate::Provider::write_with_options).
     #[inline]
-    pub fn write_with_options(
+    pub(crate) fn write_with_options(
         &self,
         descriptor: &EventDescriptor,
         options: &WriteOptions<'_>,
         data: &[&[u8]],
     ) -> Result<()> {
-        if !self.is_enabled_for(descriptor.level, descriptor.keyword) {
+        if !self
+            .reg
+            .is_enabled_for(descriptor.level, descriptor.keyword)
+        {
             return self.not_wanted(descriptor, options);
         }
         self.write_event(descriptor, options, data, false)
@@ -708,7 +525,7 @@ impl Provider {
     /// kernel keeps a journal and some session enables the provider.
     #[inline]
     fn not_wanted(&self, desc: &EventDescriptor, opts: &WriteOptions<'_>) -> Result<()> {
-        if self.kernel.inner.journal.is_some() {
+        if self.kernel.core().journal.is_some() {
             self.journal_write(desc, opts, &[], &Ok(()));
         }
         Ok(())
@@ -725,17 +542,20 @@ impl Provider {
         data: &[&[u8]],
         result: &Result<()>,
     ) {
-        let why = self.explain(&EventView {
-            descriptor: desc,
-            name: opts.event_name,
-            filter_mask: opts.filter,
-            inprivate: opts.flags & EVENT_WRITE_FLAG_INPRIVATE != 0,
-            payload: data,
-        });
+        let why = self.kernel.explain(
+            self.reg,
+            &EventView {
+                descriptor: desc,
+                name: opts.event_name,
+                filter_mask: opts.filter,
+                inprivate: opts.flags & EVENT_WRITE_FLAG_INPRIVATE != 0,
+                payload: data,
+            },
+        );
         if why.verdicts.is_empty() {
             return; // no session enables the provider: nothing was decided
         }
-        self.kernel.note(|| JournalEvent::Write {
+        self.kernel.core().note(|| JournalEvent::Write {
             provider: self.reg.guid,
             pid: self.reg.pid,
             descriptor: *desc,
@@ -785,7 +605,7 @@ impl Provider {
         string_only: bool,
     ) -> Result<()> {
         if std::ptr::eq(opts, &PLAIN) && !string_only {
-            if self.kernel.inner.owner.is_some() {
+            if self.kernel.core().owner.is_some() {
                 return self.write_single_threaded(desc, data);
             }
             return self.write_routed_plain_in::<false>(desc, data);
@@ -805,7 +625,7 @@ impl Provider {
         desc: &EventDescriptor,
         data: &[&[u8]],
     ) -> Result<()> {
-        if let ([payload], None) = (data, &self.kernel.inner.journal) {
+        if let ([payload], None) = (data, &self.kernel.core().journal) {
             // One data block, no journal.
             if let Ok(Some(r)) =
                 WRITER_LOCAL.try_with(|l| self.try_write_single::<LANE>(desc, payload, l))
@@ -891,7 +711,7 @@ impl Provider {
         writer: Writer,
     ) -> std::result::Result<(), Refusal> {
         let ctx = &route.logger;
-        let ticks = self.kernel.inner.clock.event_now();
+        let ticks = self.kernel.core().clock.event_now();
         let Writer { tid, cpu, activity } = writer;
         let size = EVENT_HEADER_SIZE + payload.len();
         let mut result = match refusal(ctx, size) {
@@ -946,7 +766,7 @@ impl Provider {
         data: &[&[u8]],
         string_only: bool,
     ) -> Result<()> {
-        self.kernel.check_thread()?; // a single-threaded kernel's sessions are its thread's
+        self.kernel.core().check_thread()?; // a single-threaded kernel's sessions are its thread's
         let call = Call {
             desc,
             opts,
@@ -959,7 +779,7 @@ impl Provider {
                 .with_routes_in(local, |routes| self.route(routes, &call, local))
         })
         .map_err(Refusal::error);
-        if self.kernel.inner.journal.is_some() {
+        if self.kernel.core().journal.is_some() {
             self.journal_write(desc, opts, data, &r);
         }
         r
@@ -990,7 +810,7 @@ impl Provider {
             if !(route.logger.is_running() && routes.single_passes(desc)) {
                 return Ok(()); // EVT-02
             }
-            return current_in(local, &self.kernel, self.reg.process_key, |t| {
+            return current_in(local, self.kernel, self.reg.process_key, |t| {
                 self.emit_single(route, call, t)
             });
         }
@@ -1032,7 +852,7 @@ impl Provider {
         if n == 0 {
             return Ok(()); // EVT-02: enabled, but every session's filters said no
         }
-        current_in(local, &self.kernel, self.reg.process_key, |t| {
+        current_in(local, self.kernel, self.reg.process_key, |t| {
             self.emit(desc, opts, data, &targets[..n], t, string_only)
         })
     }
@@ -1040,11 +860,11 @@ impl Provider {
     /// SEC-06: a SECURE_MODE session takes events only from writers holding TRACELOG_LOG_EVENT
     /// on its GUID; other sessions take every writer. A refused session is skipped like one
     /// whose filters said no (the write's code is undocumented; simulator choice).
-    fn may_log_to(&self, logger: &crate::control::session::LoggerContext) -> bool {
+    fn may_log_to(&self, logger: &crate::data::context::LoggerContext) -> bool {
         !logger.cfg.mode.contains(LogFileMode::SECURE)
             || self
                 .kernel
-                .with_state(|s| s.may_log_to_secure(self.reg.process_key, logger.cfg.guid))
+                .may_log_to_secure(self.reg.process_key, logger.cfg.guid)
     }
 
     /// The event path for one session that wants no extended item: no plan tables, no
@@ -1063,7 +883,7 @@ impl Provider {
             string_only,
         } = *call;
         let activity = opts.activity_id;
-        let ticks = self.kernel.inner.clock.event_now();
+        let ticks = self.kernel.core().clock.event_now();
         let stamp = Stamp {
             activity: match activity {
                 Some(g) => guid_words(g),
@@ -1111,7 +931,7 @@ impl Provider {
         thread: &ThreadState,
         string_only: bool,
     ) -> std::result::Result<(), Refusal> {
-        let kernel = &self.kernel.inner;
+        let kernel = self.kernel.core();
         let ticks = kernel.clock.event_now();
         let activity = match opts.activity_id {
             Some(g) => guid_words(g),
@@ -1369,6 +1189,7 @@ impl Provider {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::machine::ids::guid_from_words;
     use etwsim_types::record::{EventHeader, encode_event_header};
     use etwsim_types::{Channel, Keyword, Level, Opcode, Task};
 

@@ -1,10 +1,9 @@
-//! The simulated machine: the state the control and data planes run on.
-//!
-//! The [`Kernel`](crate::Kernel) value (the silo's logger array and GUID table), processes and
-//! their tokens, threads and their activity IDs, the clock and the disk.
+//! The machine under the kernel (the lowest layer): the clock, the disk and the identities
+//! (tokens, SIDs, handles) every other layer names.
 
 pub mod clock;
+pub(crate) mod config;
 pub(crate) mod disk;
-pub(crate) mod kernel;
+pub(crate) mod ids;
 pub(crate) mod process;
 pub(crate) mod thread;

@@ -1,18 +1,9 @@
-//! Simulated processes, threads and their security tokens.
-//!
-//! ETW looks at the writer's process for scope filters (PID, executable name, package —
-//! FLT-16, FLT-17), at the caller's token for access checks (SES-29, SEC-03, SEC-04), and at
-//! the writer's thread for TID, CPU and activity ID. None of this touches real OS processes:
-//! a [`Process`] is a row in the kernel's process table.
-//!
-//! Process and thread IDs are multiples of 4 drawn from one counter, as Windows' client-ID
-//! table does; process start keys (FLT-11) never repeat within a kernel's lifetime, so a
-//! process that exits and comes back with the same PID is a different process.
+//! Who a process is: its security token and the kernel's record of it (the process table's
+//! rows). The [`Process`](crate::Process) handle callers hold is an entry point (`api`).
 
-use crate::machine::kernel::Kernel;
-use crate::machine::thread::Thread;
 use crate::{Error, Result};
 use bitflags::bitflags;
+use std::collections::{BTreeMap, HashMap};
 
 bitflags! {
     /// Well-known groups and accounts of a token that ETW's default security checks.
@@ -146,6 +137,34 @@ fn user_sid(name: &str) -> String {
     format!("S-1-5-21-1004336348-1177238915-682003330-{rid}")
 }
 
+/// The kernel's record of one process (live or exited).
+#[derive(Clone, Debug)]
+pub(crate) struct ProcessRecord {
+    pub(crate) pid: u32,
+    pub(crate) start_key: u64,
+    pub(crate) image_name: String,
+    pub(crate) token: Token,
+    pub(crate) package_id: Option<String>,
+    pub(crate) package_app_id: Option<String>,
+    pub(crate) inprivate: bool,
+    pub(crate) exited: bool,
+    pub(crate) registrations: u32,
+    pub(crate) private_sessions: u32,
+    pub(crate) private_in_proc_sessions: u32,
+    /// The thread writes run on when no simulated thread is entered (deterministic mode).
+    pub(crate) main_thread: Option<std::sync::Arc<crate::machine::thread::ThreadState>>,
+}
+
+impl ProcessRecord {
+    /// The image's file name without any folder, for EXECUTABLE_NAME matching.
+    pub(crate) fn file_name(&self) -> &str {
+        self.image_name
+            .rsplit(['\\', '/'])
+            .next()
+            .unwrap_or(&self.image_name)
+    }
+}
+
 /// What to create a process with.
 #[derive(Clone, Debug)]
 pub struct ProcessSpec {
@@ -188,12 +207,6 @@ impl ProcessSpec {
         self
     }
 
-    /// Started by `parent`.
-    pub fn parent(mut self, parent: &Process) -> ProcessSpec {
-        self.parent = Some(parent.pid());
-        self
-    }
-
     /// With a fixed PID.
     pub fn pid(mut self, pid: u32) -> ProcessSpec {
         self.pid = Some(pid);
@@ -214,131 +227,98 @@ impl ProcessSpec {
     }
 }
 
-/// The kernel's record of one process (live or exited).
-#[derive(Clone, Debug)]
-pub(crate) struct ProcessRecord {
-    pub(crate) pid: u32,
-    pub(crate) start_key: u64,
-    pub(crate) image_name: String,
-    pub(crate) token: Token,
-    pub(crate) package_id: Option<String>,
-    pub(crate) package_app_id: Option<String>,
-    pub(crate) inprivate: bool,
-    pub(crate) exited: bool,
-    pub(crate) registrations: u32,
-    pub(crate) private_sessions: u32,
-    pub(crate) private_in_proc_sessions: u32,
-    /// The thread writes run on when no simulated thread is entered (deterministic mode).
-    pub(crate) main_thread: Option<std::sync::Arc<crate::machine::thread::ThreadState>>,
+/// The process table (the client-ID table's part ETW reads): every process ever started, by
+/// start key, and the live ones by PID.
+pub(crate) struct ProcessTable {
+    /// Every process ever started, by start key.
+    rows: BTreeMap<u64, ProcessRecord>,
+    /// PID → start key of the live process with that PID.
+    pub(crate) live_pids: HashMap<u32, u64>,
+    next_client_id: u32,
+    next_start_key: u64,
 }
 
-impl ProcessRecord {
-    /// The image's file name without any folder, for EXECUTABLE_NAME matching.
-    pub(crate) fn file_name(&self) -> &str {
-        self.image_name
-            .rsplit(['\\', '/'])
-            .next()
-            .unwrap_or(&self.image_name)
-    }
-}
-
-/// A simulated process: a handle to a row of the kernel's process table.
-///
-/// Cheap to clone. Acting "as" a process — registering providers, starting sessions — is how
-/// tests give a call its caller: PID for scope filters, token for access checks.
-#[derive(Clone)]
-pub struct Process {
-    pub(crate) kernel: Kernel,
-    pub(crate) start_key: u64,
-    pub(crate) pid: u32,
-}
-
-impl std::fmt::Debug for Process {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Process")
-            .field("pid", &self.pid)
-            .field("start_key", &self.start_key)
-            .finish()
-    }
-}
-
-impl Process {
-    /// The process id.
-    pub fn pid(&self) -> u32 {
-        self.pid
-    }
-
-    /// The process start key: unique for the kernel's lifetime, unlike the PID (FLT-11).
-    pub fn start_key(&self) -> u64 {
-        self.start_key
-    }
-
-    /// The kernel this process lives in.
-    pub fn kernel(&self) -> &Kernel {
-        &self.kernel
-    }
-
-    pub(crate) fn record(&self) -> ProcessRecord {
-        self.kernel
-            .with_state(|s| s.processes.get(&self.start_key).cloned())
-            .expect("a Process handle always names a row of its kernel's table")
-    }
-
-    /// The image name it was started with.
-    pub fn image_name(&self) -> String {
-        self.record().image_name
-    }
-
-    /// Its token.
-    pub fn token(&self) -> Token {
-        self.record().token
-    }
-
-    /// Whether the process is marked InPrivate (dropped by EXCLUDE_INPRIVATE sessions, FLT-11).
-    pub fn is_inprivate(&self) -> bool {
-        self.record().inprivate
-    }
-
-    /// `true` once [`Process::exit`] ran.
-    pub fn has_exited(&self) -> bool {
-        self.record().exited
-    }
-
-    /// Ends the process: its provider registrations go away (as EventUnregister would, with
-    /// no callback, PRV-08), its private sessions stop; sessions it started stay running and
-    /// providers it enabled stay enabled (SES-16, PRV-25).
-    pub fn exit(&self) {
-        self.exit_with(0);
-    }
-
-    /// [`exit`](Self::exit) with an exit status: its open files are closed, its threads end,
-    /// its images unload, and Process End carries `exit_status` (KRN-09, KRN-27).
-    pub fn exit_with(&self, exit_status: i32) {
-        self.kernel.exit_process(self.start_key, exit_status);
-    }
-
-    /// Starts a simulated thread of this process on simulated CPU `cpu`.
-    ///
-    /// # Errors
-    /// `ERROR_INVALID_PARAMETER` if `cpu` is not below the kernel's CPU count or the process
-    /// has exited.
-    pub fn spawn_thread(&self, cpu: u16) -> Result<Thread> {
-        if cpu >= self.kernel.cpu_count() {
-            return Err(Error::invalid(format!(
-                "CPU {cpu} does not exist (the kernel has {})",
-                self.kernel.cpu_count()
-            )));
+impl Default for ProcessTable {
+    fn default() -> ProcessTable {
+        ProcessTable {
+            rows: BTreeMap::new(),
+            live_pids: HashMap::new(),
+            next_client_id: 8,
+            next_start_key: 1,
         }
-        let tid = self.kernel.with_state_mut(|s| {
-            let rec = s.processes.get(&self.start_key)?;
-            if rec.exited {
-                return None;
+    }
+}
+
+impl std::ops::Deref for ProcessTable {
+    type Target = BTreeMap<u64, ProcessRecord>;
+    fn deref(&self) -> &BTreeMap<u64, ProcessRecord> {
+        &self.rows
+    }
+}
+
+impl std::ops::DerefMut for ProcessTable {
+    fn deref_mut(&mut self) -> &mut BTreeMap<u64, ProcessRecord> {
+        &mut self.rows
+    }
+}
+
+impl ProcessTable {
+    /// The id [`State::next_client_id`] will hand out next, without taking it.
+    pub(crate) fn peek_client_id(&self) -> u32 {
+        let mut id = self.next_client_id;
+        while self.live_pids.contains_key(&id) {
+            id = id.wrapping_add(4).max(8);
+        }
+        id
+    }
+
+    /// The next free process or thread id (multiples of 4).
+    pub(crate) fn next_client_id(&mut self) -> u32 {
+        loop {
+            let id = self.next_client_id;
+            self.next_client_id = self.next_client_id.wrapping_add(4).max(8);
+            if !self.live_pids.contains_key(&id) {
+                return id;
             }
-            Some(s.next_client_id())
-        });
-        let tid = tid.ok_or_else(|| Error::invalid(format!("process {} has exited", self.pid)))?;
-        // KRN-09: Thread Start.
-        self.kernel.os_thread_started(self.start_key, tid, cpu);
-        Ok(Thread::new(self.clone(), tid, cpu))
+        }
+    }
+
+    pub(crate) fn add_process(&mut self, spec: ProcessSpec) -> Result<(u64, u32)> {
+        if spec.image_name.is_empty() {
+            return Err(Error::invalid("a process needs an image name"));
+        }
+        let pid = match spec.pid {
+            Some(p) if p == 0 || p % 4 != 0 => {
+                return Err(Error::invalid(format!(
+                    "PID {p}: PIDs are non-zero multiples of 4"
+                )));
+            }
+            Some(p) if self.live_pids.contains_key(&p) => {
+                return Err(Error::invalid(format!("PID {p} belongs to a live process")));
+            }
+            Some(p) => p,
+            None => self.next_client_id(),
+        };
+        let key = self.next_start_key;
+        self.next_start_key += 1;
+        self.rows.insert(
+            key,
+            ProcessRecord {
+                pid,
+                start_key: key,
+                image_name: spec.image_name,
+                token: spec.token,
+                package_id: spec.package_id,
+                package_app_id: spec.package_app_id,
+                inprivate: spec.inprivate,
+                exited: false,
+                registrations: 0,
+                private_sessions: 0,
+                private_in_proc_sessions: 0,
+                main_thread: None,
+            },
+        );
+        self.live_pids.insert(pid, key);
+        Ok((key, pid))
     }
 }

@@ -3,9 +3,9 @@
 //!
 //! | module | what it is |
 //! |---|---|
-//! | `os` | processes, threads, images, the file system and the I/O on it ([`FileHandle`], [`Image`]) |
-//! | `flags` | EnableFlags, the `PERFINFO_GROUPMASK`, the System Providers ([`GroupMask`], [`event_trace_flag`]) |
-//! | `emit` | which system loggers select what; classic (system-header) and manifest records into buffers |
+//! | `os` | processes, threads, images, the file system and the I/O on it ([`FileHandle`](crate::FileHandle), [`Image`](crate::Image)) |
+//! | `flags` | (in `filter::flags`) EnableFlags, the `PERFINFO_GROUPMASK`, the System Providers ([`GroupMask`], [`event_trace_flag`]) |
+//! | `data::sys` | which system loggers select what; classic (system-header) and manifest records into buffers |
 //! | `rundown` | the session hooks: DCStart at start, DCEnd and FileRundown at stop, CAPTURE_STATE, TraceSetInformation |
 //! | `manifest` | Microsoft-Windows-Kernel-File, -Kernel-Process and -Kernel-Rundown |
 //!
@@ -38,18 +38,23 @@
 //! Versions written: Process 4, Thread 3, Image 3, FileIo 3 for the operations (64–77) and 2
 //! for the name events (0, 32, 35, 36: the same layout, KRN-17), DiskIo 3.
 
-pub(crate) mod emit;
-pub mod flags;
 pub(crate) mod manifest;
 pub(crate) mod os;
-pub(crate) mod rundown;
 
-pub use flags::{GroupMask, SYSTEM_PROVIDERS, SystemProvider, event_trace_flag, perf_group};
+/// EnableFlags, the `PERFINFO_GROUPMASK` and the System Providers (they live with the
+/// filters, `filter::flags`: what a system logger selects).
+pub mod flags {
+    pub use crate::filter::flags::*;
+}
+
+pub use crate::filter::flags::{
+    GroupMask, SYSTEM_PROVIDERS, SystemProvider, event_trace_flag, perf_group,
+};
 pub use manifest::{
     KERNEL_FILE_PROVIDER, KERNEL_PROCESS_PROVIDER, KERNEL_RUNDOWN_FILENAME_KEYWORD,
     KERNEL_RUNDOWN_PROVIDER,
 };
-pub use os::{ClosingFile, CreateFile, Disposition, FileHandle, Image, nt_path};
+pub use os::{CreateFile, Disposition, nt_path};
 
 use parking_lot::Mutex;
 use std::collections::HashSet;
@@ -58,7 +63,7 @@ use std::collections::HashSet;
 #[derive(Default)]
 pub(crate) struct SystemState {
     /// The system loggers and the summary word.
-    pub(crate) loggers: emit::Loggers,
+    pub(crate) loggers: crate::data::sys::Loggers,
     /// The OS tables. Lock order: after the kernel's state lock, never before it.
     pub(crate) os: Mutex<os::OsState>,
     /// The IRP counter of the operations.
