@@ -1,4 +1,4 @@
-//! Runs each disabled hot path (P1–P3 of docs/perf-p1-p4.md, P4's event-ID rejection, and
+//! Runs each disabled hot path (P1–P3 of docs/PERFORMANCE.md, P4's event-ID rejection, and
 //! P15's file read and write with no session wanting file events) `N` times in its own
 //! non-inlined function, for `scripts/callgrind.sh`: valgrind's callgrind counts the
 //! instructions of each function, and the script subtracts the empty loop's count and

@@ -6,7 +6,8 @@
 //! A buffer is `BufferSize` bytes, 8-byte aligned ([`RawBuffer`], this crate's one module
 //! with `unsafe`: its accesses are made exclusive by the protocol below). Records are
 //! 8-byte aligned and padded (BUF-15). The first 0x48 bytes are the `WMI_BUFFER_HEADER`,
-//! written by the logger into its copy when the buffer is flushed.
+//! which the logger writes in place, with the fill of the unused tail, when the buffer is
+//! flushed ([`BufferPool::flushed`]); the sink then reads the buffer itself, not a copy.
 //!
 //! # The reservation protocol
 //!

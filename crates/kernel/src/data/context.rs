@@ -99,8 +99,10 @@ pub struct LoggerContext {
     pub(in crate::data) sequence: AtomicU64,
     /// EventsLost when the last buffer was flushed (the EVENTS_LOST buffer flag).
     pub(in crate::data) lost_at_last_buffer: AtomicU32,
-    /// Serialises logger work (the logger thread, FLUSH, stop), and holds the buffer a drain
-    /// copies each flushed buffer into (kept between drains: no allocation, no zeroing).
+    /// Serialises logger work (the logger thread, FLUSH, stop). The `Vec` is the scratch
+    /// `BufferPool::flushed` takes: only the loom build copies a flushed buffer into it;
+    /// otherwise the header is written in place, the sink reads the buffer itself, and the
+    /// `Vec` stays empty.
     pub(in crate::data) drain_lock: Mutex<Vec<u8>>,
     /// Time of the last FlushTimer flush, in 100-ns ticks.
     pub(in crate::data) last_timer_flush: AtomicU64,

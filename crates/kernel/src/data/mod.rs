@@ -1,8 +1,21 @@
 //! The data plane: where an enabled event goes once the control plane has let it through.
 //!
-//! The write path (routing, size checks, reservation, loss policy, copy), the per-CPU buffer
-//! pool, the logger thread that flushes buffers, the sinks it flushes into (`.etl` file, memory)
-//! and the real-time consumers that read them.
+//! | module | what it is |
+//! |---|---|
+//! | `route` | a registration (`ETW_REG_ENTRY`) and its route table: the interface between control and data |
+//! | `context` | a running session (`WMI_LOGGER_CONTEXT`): its settings, counters and buffer pool |
+//! | `properties` | a session's settings and statistics as QUERY returns them |
+//! | `write` | the event path: enable checks, routing, the per-session predicate, loss policy |
+//! | `lane` | the single-threaded kernel's event path, which caches what the last write found |
+//! | `store` | storing a record into a session's buffer, and why a session refuses it |
+//! | `classic` | TraceEvent's `EVENT_TRACE_HEADER` records |
+//! | `sys` | kernel events: the system loggers' table and the stores into their buffers |
+//! | `local`, `cache` | what one OS thread keeps for writing: entered threads, cached route tables |
+//! | `core` | what the data plane needs of the kernel: clock, journal, EVENT_KEY counter, owner thread |
+//! | `logger`, `sink`, `file_sink` | the logger work that writes flushed buffers out, and where they go |
+//! | `realtime`, `consumer` | real-time delivery and its consumers |
+//!
+//! The buffer pool itself is the `etwsim-buffers` crate.
 
 pub(crate) mod cache;
 pub(crate) mod classic;

@@ -3,11 +3,17 @@
 //!
 //! | module | what it is |
 //! |---|---|
-//! | `os` | processes, threads, images, the file system and the I/O on it ([`FileHandle`](crate::FileHandle), [`Image`](crate::Image)) |
-//! | `flags` | (in `filter::flags`) EnableFlags, the `PERFINFO_GROUPMASK`, the System Providers ([`GroupMask`], [`event_trace_flag`]) |
-//! | `data::sys` | which system loggers select what; classic (system-header) and manifest records into buffers |
-//! | `rundown` | the session hooks: DCStart at start, DCEnd and FileRundown at stop, CAPTURE_STATE, TraceSetInformation |
+//! | `os` | the OS tables: processes, threads, images, the file system and the I/O on it |
 //! | `manifest` | Microsoft-Windows-Kernel-File, -Kernel-Process and -Kernel-Rundown |
+//!
+//! and in other layers:
+//!
+//! | module | what it is |
+//! |---|---|
+//! | `api::os`, `api::file` | the OS operations' entry points ([`FileHandle`](crate::FileHandle), [`Image`](crate::Image)) |
+//! | `filter::flags` | EnableFlags, the `PERFINFO_GROUPMASK`, the System Providers ([`GroupMask`], [`event_trace_flag`]) |
+//! | `data::sys` | which system loggers select what; classic (system-header) and manifest records into buffers |
+//! | `api::sysproviders` | the session hooks: DCStart at start, DCEnd and FileRundown at stop, CAPTURE_STATE, TraceSetInformation |
 //!
 //! # Which sessions get what (KRN-01…KRN-03)
 //!
