@@ -345,9 +345,9 @@ impl Kernel {
     /// `ERROR_INVALID_PARAMETER` (GUID_NULL, zero handle, a filter breaking its limits, kernel
     /// groups, …), `ERROR_WMI_INSTANCE_NOT_FOUND` for a stopped session (PRV-20),
     /// `ERROR_NO_SYSTEM_RESOURCES` for a 9th session (PRV-21), `ERROR_ACCESS_DENIED` (SEC-04).
-    /// EVENT_ENABLE_PROPERTY_PROVIDER_GROUP enables a provider group (PRV-36); with an event-ID,
-    /// event-name or payload filter, or on a private session, it is `ERROR_INVALID_PARAMETER`. Nothing
-    /// changes when an error is returned.
+    /// EVENT_ENABLE_PROPERTY_PROVIDER_GROUP enables a provider group (PRV-36); with an
+    /// event-ID, event-name or payload filter, or on a private session, it is
+    /// `ERROR_INVALID_PARAMETER`. Nothing changes when an error is returned.
     pub fn enable_trace_ex2(
         &self,
         caller: &Process,
