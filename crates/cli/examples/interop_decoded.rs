@@ -17,12 +17,7 @@ use std::path::PathBuf;
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
 /// The GUID of `{12345678-9abc-def0-1234-56789abcdef0}`.
-const SOME_GUID: Guid = Guid::from_fields(
-    0x1234_5678,
-    0x9abc,
-    0xdef0,
-    [0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0],
-);
+const SOME_GUID: Guid = Guid::from_str_const("12345678-9abc-def0-1234-56789abcdef0");
 
 /// `S-1-5-21-1004336348-1177238915-682003330-512` in its wire form.
 fn sid() -> Vec<u8> {

@@ -30,54 +30,63 @@ impl Guid {
 
     /// `SystemTraceControlGuid` {9e814aad-3204-11d2-9a82-006008a86939}: the NT Kernel Logger's
     /// session GUID and the SystemTraceProvider.
-    pub const SYSTEM_TRACE_CONTROL: Guid = Guid::from_fields(
-        0x9e81_4aad,
-        0x3204,
-        0x11d2,
-        [0x9a, 0x82, 0x00, 0x60, 0x08, 0xa8, 0x69, 0x39],
-    );
+    pub const SYSTEM_TRACE_CONTROL: Guid =
+        Guid::from_str_const("9e814aad-3204-11d2-9a82-006008a86939");
     /// `GlobalLoggerGuid` {e8908abc-aa84-11d2-9a93-00805f85d7c6}.
-    pub const GLOBAL_LOGGER: Guid = Guid::from_fields(
-        0xe890_8abc,
-        0xaa84,
-        0x11d2,
-        [0x9a, 0x93, 0x00, 0x80, 0x5f, 0x85, 0xd7, 0xc6],
-    );
+    pub const GLOBAL_LOGGER: Guid = Guid::from_str_const("e8908abc-aa84-11d2-9a93-00805f85d7c6");
     /// `EventTraceGuid` {68fdd900-4a3e-11d1-84f4-0000f80464e3}: the log-file header events.
-    pub const EVENT_TRACE: Guid = Guid::from_fields(
-        0x68fd_d900,
-        0x4a3e,
-        0x11d1,
-        [0x84, 0xf4, 0x00, 0x00, 0xf8, 0x04, 0x64, 0xe3],
-    );
+    pub const EVENT_TRACE: Guid = Guid::from_str_const("68fdd900-4a3e-11d1-84f4-0000f80464e3");
     /// `EventTraceConfigGuid` {01853a65-418f-4f36-aefc-dc0f1d2fd235}.
-    pub const EVENT_TRACE_CONFIG: Guid = Guid::from_fields(
-        0x0185_3a65,
-        0x418f,
-        0x4f36,
-        [0xae, 0xfc, 0xdc, 0x0f, 0x1d, 0x2f, 0xd2, 0x35],
-    );
+    pub const EVENT_TRACE_CONFIG: Guid =
+        Guid::from_str_const("01853a65-418f-4f36-aefc-dc0f1d2fd235");
     /// `DefaultTraceSecurityGuid` {0811c1af-7a07-4a06-82ed-869455cdf713}.
-    pub const DEFAULT_TRACE_SECURITY: Guid = Guid::from_fields(
-        0x0811_c1af,
-        0x7a07,
-        0x4a06,
-        [0x82, 0xed, 0x86, 0x94, 0x55, 0xcd, 0xf7, 0x13],
-    );
+    pub const DEFAULT_TRACE_SECURITY: Guid =
+        Guid::from_str_const("0811c1af-7a07-4a06-82ed-869455cdf713");
     /// `PrivateLoggerNotificationGuid` {3595ab5c-042a-4c8e-b942-2d059bfeb1b1}.
-    pub const PRIVATE_LOGGER_NOTIFICATION: Guid = Guid::from_fields(
-        0x3595_ab5c,
-        0x042a,
-        0x4c8e,
-        [0xb9, 0x42, 0x2d, 0x05, 0x9b, 0xfe, 0xb1, 0xb1],
-    );
+    pub const PRIVATE_LOGGER_NOTIFICATION: Guid =
+        Guid::from_str_const("3595ab5c-042a-4c8e-b942-2d059bfeb1b1");
     /// The `Lost_Event` / `RT_LostEvent` class {6a399ae0-4bc6-4de9-870b-3657f8947e7e}.
-    pub const RT_LOST_EVENT: Guid = Guid::from_fields(
-        0x6a39_9ae0,
-        0x4bc6,
-        0x4de9,
-        [0x87, 0x0b, 0x36, 0x57, 0xf8, 0x94, 0x7e, 0x7e],
-    );
+    pub const RT_LOST_EVENT: Guid = Guid::from_str_const("6a399ae0-4bc6-4de9-870b-3657f8947e7e");
+
+    /// Parses `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (optionally in braces, either case) in a
+    /// `const` context: the one parser behind the workspace's GUID constants.
+    ///
+    /// # Panics
+    ///
+    /// On a malformed string — at compile time when used in a `const`. Runtime text goes
+    /// through [`FromStr`], which returns a [`ParseGuidError`] instead.
+    pub const fn from_str_const(s: &str) -> Guid {
+        let b = s.as_bytes();
+        let (start, end) = if !b.is_empty() && b[0] == b'{' {
+            assert!(
+                b.len() == 38 && b[37] == b'}',
+                "GUID constant: unbalanced braces"
+            );
+            (1, 37)
+        } else {
+            (0, b.len())
+        };
+        assert!(end - start == 36, "GUID constant: expected 36 characters");
+        let mut v: u128 = 0;
+        let mut i = start;
+        while i < end {
+            let c = b[i];
+            let pos = i - start;
+            if pos == 8 || pos == 13 || pos == 18 || pos == 23 {
+                assert!(c == b'-', "GUID constant: expected '-' at 8, 13, 18, 23");
+            } else {
+                let d = match c {
+                    b'0'..=b'9' => c - b'0',
+                    b'a'..=b'f' => c - b'a' + 10,
+                    b'A'..=b'F' => c - b'A' + 10,
+                    _ => panic!("GUID constant: not a hex digit"),
+                };
+                v = (v << 4) | d as u128;
+            }
+            i += 1;
+        }
+        Guid::from_u128(v)
+    }
 
     /// Builds a GUID from its four Windows fields.
     pub const fn from_fields(data1: u32, data2: u16, data3: u16, data4: [u8; 8]) -> Guid {
@@ -267,6 +276,33 @@ mod tests {
             assert!(bad.parse::<Guid>().is_err(), "{bad:?}");
         }
         assert!(Guid::NULL.is_null());
+    }
+
+    #[test]
+    fn const_parser_agrees_with_from_str_and_rejects_malformed_text() {
+        for text in [
+            "9e814aad-3204-11d2-9a82-006008a86939",
+            "{9E814AAD-3204-11D2-9A82-006008A86939}",
+            "00000000-0000-0000-0000-000000000000",
+        ] {
+            assert_eq!(
+                Guid::from_str_const(text),
+                text.parse::<Guid>().unwrap(),
+                "{text}"
+            );
+        }
+        for bad in [
+            "",
+            "{9e814aad-3204-11d2-9a82-006008a86939",
+            "9e814aad-3204-11d2-9a82006008a86939",
+            "9e814aad-3204-11d2-9a82-006008a8693",
+            "zz814aad-3204-11d2-9a82-006008a86939",
+        ] {
+            assert!(
+                std::panic::catch_unwind(|| Guid::from_str_const(bad)).is_err(),
+                "{bad:?}"
+            );
+        }
     }
 
     #[test]

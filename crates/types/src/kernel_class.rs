@@ -18,30 +18,14 @@ pub struct KernelClass {
 }
 
 const fn g(s: &str) -> Guid {
-    Guid::from_u128(parse_hex(s))
+    Guid::from_str_const(s)
 }
 
-/// Parses 32 hex digits with dashes at compile time (the table's GUIDs as written in the
-/// documentation).
+/// The 128-bit value (RFC 4122 order) of a GUID written `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`,
+/// at compile time: [`Guid::from_str_const`], kept for callers that still build a GUID
+/// through `Guid::from_u128`.
 pub const fn parse_hex(s: &str) -> u128 {
-    let b = s.as_bytes();
-    let mut v: u128 = 0;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let d = match c {
-            b'0'..=b'9' => c - b'0',
-            b'a'..=b'f' => c - b'a' + 10,
-            b'A'..=b'F' => c - b'A' + 10,
-            _ => {
-                i += 1;
-                continue;
-            }
-        };
-        v = (v << 4) | d as u128;
-        i += 1;
-    }
-    v
+    Guid::from_str_const(s).as_u128()
 }
 
 /// The kernel classes with a `HookId` group (KRN-12).

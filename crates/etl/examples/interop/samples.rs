@@ -30,25 +30,10 @@ pub(crate) struct Sample {
 
 /// FILETIME of 2026-01-01T00:00:00Z, the sessions' start.
 const START: i64 = 134_116_992_000_000_000;
-const PROVIDER_A: Guid = Guid::from_fields(
-    0x5a1e_0001,
-    0x1111,
-    0x4222,
-    [0x83, 0x33, 0x44, 0x44, 0x55, 0x55, 0x66, 0x66],
-);
-const PROVIDER_B: Guid = Guid::from_fields(
-    0x5a1e_0002,
-    0x7777,
-    0x4888,
-    [0x99, 0x99, 0xaa, 0xaa, 0xbb, 0xbb, 0xcc, 0xcc],
-);
+const PROVIDER_A: Guid = Guid::from_str_const("5a1e0001-1111-4222-8333-444455556666");
+const PROVIDER_B: Guid = Guid::from_str_const("5a1e0002-7777-4888-9999-aaaabbbbcccc");
 /// A TraceLogging provider id (any GUID works for the parsers; real ones hash the name).
-const PROVIDER_TL: Guid = Guid::from_fields(
-    0x5a1e_0003,
-    0x2b2b,
-    0x5c5c,
-    [0x8d, 0x8d, 0x9e, 0x9e, 0xaf, 0xaf, 0x10, 0x10],
-);
+const PROVIDER_TL: Guid = Guid::from_str_const("5a1e0003-2b2b-5c5c-8d8d-9e9eafaf1010");
 
 /// A session model: per-CPU buffers, a clock, and what each file should end up holding.
 struct Session {

@@ -11,12 +11,7 @@ use etwsim_types::record::header_type;
 use etwsim_types::{EventDescriptor, EventHeader, EventRecord, Guid, Keyword, Level};
 use std::path::{Path, PathBuf};
 
-pub const PROVIDER: Guid = Guid::from_fields(
-    0x1234_5678,
-    0x9abc,
-    0x4def,
-    [0x80, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77],
-);
+pub const PROVIDER: Guid = Guid::from_str_const("12345678-9abc-4def-8011-223344556677");
 
 /// An empty scratch folder for one test.
 pub fn scratch(name: &str) -> PathBuf {

@@ -25,12 +25,8 @@ use etwsim_types::Guid;
 use crate::data::properties::SessionProperties;
 
 /// The session notification provider's GUID, {2a6e185b-90de-4fc5-826c-9f44e608a427}.
-pub const SESSION_NOTIFICATION_GUID: Guid = Guid::from_fields(
-    0x2a6e_185b,
-    0x90de,
-    0x4fc5,
-    [0x82, 0x6c, 0x9f, 0x44, 0xe6, 0x08, 0xa4, 0x27],
-);
+pub const SESSION_NOTIFICATION_GUID: Guid =
+    Guid::from_str_const("2a6e185b-90de-4fc5-826c-9f44e608a427");
 
 /// One of ETW's session notification types (ntwmi.h; the event ID of the notification).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

@@ -26,26 +26,13 @@ use etwsim_types::Guid;
 use std::sync::{Arc, OnceLock};
 
 /// Microsoft-Windows-Kernel-File {edd08927-9cc4-4e65-b970-c2560fb5c289} (KRN-41).
-pub const KERNEL_FILE_PROVIDER: Guid = Guid::from_fields(
-    0xedd0_8927,
-    0x9cc4,
-    0x4e65,
-    [0xb9, 0x70, 0xc2, 0x56, 0x0f, 0xb5, 0xc2, 0x89],
-);
+pub const KERNEL_FILE_PROVIDER: Guid = Guid::from_str_const("edd08927-9cc4-4e65-b970-c2560fb5c289");
 /// Microsoft-Windows-Kernel-Process {22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716} (KRN-43).
-pub const KERNEL_PROCESS_PROVIDER: Guid = Guid::from_fields(
-    0x22fb_2cd6,
-    0x0e7b,
-    0x422b,
-    [0xa0, 0xc7, 0x2f, 0xad, 0x1f, 0xd0, 0xe7, 0x16],
-);
+pub const KERNEL_PROCESS_PROVIDER: Guid =
+    Guid::from_str_const("22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716");
 /// Microsoft-Windows-Kernel-Rundown {3b9c9951-3480-4220-9377-9c8e5184f5cd} (KRN-35).
-pub const KERNEL_RUNDOWN_PROVIDER: Guid = Guid::from_fields(
-    0x3b9c_9951,
-    0x3480,
-    0x4220,
-    [0x93, 0x77, 0x9c, 0x8e, 0x51, 0x84, 0xf5, 0xcd],
-);
+pub const KERNEL_RUNDOWN_PROVIDER: Guid =
+    Guid::from_str_const("3b9c9951-3480-4220-9377-9c8e5184f5cd");
 /// Kernel-Rundown's `ETW_FILENAME_RUNDOWN` keyword (KRN-35).
 pub const KERNEL_RUNDOWN_FILENAME_KEYWORD: u64 = 0x10;
 
