@@ -705,7 +705,7 @@ fn lost(opcode: u8) -> Decoded {
 /// A kernel (MOF) decode: the class and event type names even when the payload fails.
 fn kernel(
     decoded: Result<mof::MofEvent, etwsim_decode::DecodeError>,
-    class: Option<&'static mof::KernelClass>,
+    class: Option<&'static mof::MofClass>,
     opcode: u8,
 ) -> Decoded {
     let mut out = Decoded::new(Source::Kernel);

@@ -12,7 +12,7 @@
 //! | [`tracelogging::decode_event`], [`tracelogging::decode_record`], [`tracelogging::decode_event_view`] | `TdhGetEventInformation` for `DecodingSourceTlg` | metadata + payload, or a whole record, to a [`tracelogging::DecodedEvent`] |
 //! | [`tracelogging::ProviderTraits`] | `EventProviderSetTraits` blob, `PROV_TRAITS` item | provider name, group and decode GUIDs |
 //! | [`Error`] | | what could not be decoded, and at which byte (and field) |
-//! | [`mof::KernelClass`], [`mof::Schema`], [`mof::decode_system`] | the MOF classes of the NT Kernel Logger (`FileIo`, `Process`…) | the kernel event layouts, both ways (KRN-12…KRN-30) |
+//! | [`mof::MofClass`], [`mof::Schema`], [`mof::decode_system`] | the MOF classes of the NT Kernel Logger (`FileIo`, `Process`…) | the kernel event layouts, both ways (KRN-12…KRN-30) |
 //! | [`fileio::NameResolver`] | TraceEvent's `KernelTraceEventParserState` file names, wtrace's map | FileKey / FileObject → file name for FileIo and DiskIo events, with eviction policies (KRN-38, KRN-39) |
 //! | [`manifest::Manifest`] | an instrumentation manifest (`.man`) | providers, events, templates, maps, keywords, messages (DEC-16…DEC-27) |
 //! | [`fields::string_only_text`] | `EventWriteString`, `EVENT_HEADER_FLAG_STRING_ONLY` | the text of a string-only event (EVT-13) |

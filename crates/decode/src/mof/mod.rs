@@ -5,7 +5,7 @@
 //!
 //! | item | Windows name | what it is |
 //! |---|---|---|
-//! | [`KernelClass`] | an event class (`FileIo`, `Process`) under `MSNT_SystemTrace` | class GUID, HookId group, event types (KRN-11, KRN-12) |
+//! | [`MofClass`] | an event class (`FileIo`, `Process`) under `MSNT_SystemTrace` | class GUID, HookId group, event types (KRN-11, KRN-12) |
 //! | [`EventType`] | `EventType` / `EventTypeName` qualifiers | event type (opcode) → name and the layouts by version |
 //! | [`Layout`] | a payload class (`FileIo_ReadWrite`) | the ordered fields of one version |
 //! | [`MofField`], [`MofType`] | MOF properties | a field's name and wire type (`ptr`, `UTF-16z`, the kernel SID block…) |
@@ -77,7 +77,7 @@ pub use table::{
 use crate::decode_error::DecodeError;
 use crate::fields::{Field, TokenUser, Value};
 use crate::wire::Cursor;
-use etwsim_types::Guid;
+use etwsim_types::{Guid, KernelClass};
 
 /// The wire type of one kernel payload field (the spec's `u8`…`u64`, `ptr`, `UTF-16z`,
 /// `ANSIz`, the SID block, and the MOF's `char16[n]`, IP address, port and stack types).
@@ -247,10 +247,14 @@ impl EventType {
     }
 }
 
-/// A kernel event class (KRN-12): the GUID a consumer sees as `ProviderId` (KRN-13), its
+/// A MOF event class and its layouts: the GUID a consumer sees as `ProviderId` (KRN-13), its
 /// HookId group (KRN-11), its event types.
+///
+/// A class with a group takes its name's GUID and group from the one table of kernel class
+/// identities, [`etwsim_types::KernelClass`] ([`MofClass::kernel_class`]); `Lost_Event` and
+/// the classes merging adds have no group and are not in it.
 #[derive(Debug, PartialEq, Eq, Hash)]
-pub struct KernelClass {
+pub struct MofClass {
     /// The class name (`FileIo`).
     pub name: &'static str,
     /// The class GUID.
@@ -261,7 +265,13 @@ pub struct KernelClass {
     pub events: &'static [EventType],
 }
 
-impl KernelClass {
+impl MofClass {
+    /// The class identity in [`etwsim_types::KernelClass`]'s table; `None` for a class
+    /// without a HookId group.
+    pub fn kernel_class(&self) -> Option<&'static KernelClass> {
+        self.group.and_then(KernelClass::by_group)
+    }
+
     /// The event type `opcode`.
     pub fn event(&self, opcode: u8) -> Option<&'static EventType> {
         self.events.iter().find(|e| e.opcode == opcode)
@@ -291,17 +301,18 @@ impl KernelClass {
 }
 
 /// The class with GUID `guid`.
-pub fn class_by_guid(guid: Guid) -> Option<&'static KernelClass> {
+pub fn class_by_guid(guid: Guid) -> Option<&'static MofClass> {
     classes().iter().copied().find(|c| c.guid == guid)
 }
 
-/// The class of HookId group `group` (KRN-11).
-pub fn class_by_group(group: u8) -> Option<&'static KernelClass> {
-    classes().iter().copied().find(|c| c.group == Some(group))
+/// The class of HookId group `group` (KRN-11): the group's identity from
+/// [`KernelClass::by_group`], then its layouts.
+pub fn class_by_group(group: u8) -> Option<&'static MofClass> {
+    KernelClass::by_group(group).and_then(|k| class_by_guid(k.guid))
 }
 
 /// The class named `name` (`"Process"`).
-pub fn class_by_name(name: &str) -> Option<&'static KernelClass> {
+pub fn class_by_name(name: &str) -> Option<&'static MofClass> {
     classes().iter().copied().find(|c| c.name == name)
 }
 
@@ -310,7 +321,7 @@ pub fn class_by_name(name: &str) -> Option<&'static KernelClass> {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Schema {
     /// The class.
-    pub class: &'static KernelClass,
+    pub class: &'static MofClass,
     /// The event type.
     pub event: &'static EventType,
     /// The header version.
@@ -346,7 +357,7 @@ pub fn schema(class: Guid, opcode: u8, version: u8) -> Result<Schema, DecodeErro
 /// Besides the group table, image loads written under the PROCESS group (HookId `0x030A`,
 /// ntwmi's `WMI_LOG_TYPE_PROCESS_LOAD_IMAGE`, as seen by third-party parsers of real files)
 /// map to `Image` / `Load`.
-pub fn class_for_hook(hook_id: u16) -> Option<(&'static KernelClass, u8)> {
+pub fn class_for_hook(hook_id: u16) -> Option<(&'static MofClass, u8)> {
     let (group, opcode) = ((hook_id >> 8) as u8, hook_id as u8);
     if hook_id == 0x030A {
         return Some((&IMAGE, opcode));

@@ -68,9 +68,9 @@ pub use perf::{PERF_INFO, STACK_WALK};
 pub use registry::{ALPC, REGISTRY};
 pub use task::{IMAGE, PROCESS, THREAD};
 
-use super::{EventType, KernelClass, Layout, MofField, MofType};
+use super::{EventType, Layout, MofClass, MofField, MofType};
 use etwsim_types::Guid;
-use etwsim_types::KernelClass as TypesClass;
+use etwsim_types::KernelClass;
 
 use MofType::{Ansiz, Binary, I64, Pointer, U16, U32, Utf16z};
 
@@ -107,11 +107,11 @@ const fn named(opcode: u8, name: &'static str) -> EventType {
 }
 
 /// The class of HookId group `group`, its GUID and group from the types table.
-const fn class(name: &'static str, group: u8, events: &'static [EventType]) -> KernelClass {
-    KernelClass {
+const fn class(name: &'static str, group: u8, events: &'static [EventType]) -> MofClass {
+    MofClass {
         name,
-        guid: TypesClass::of_group(group).guid,
-        group: Some(TypesClass::of_group(group).group),
+        guid: KernelClass::of_group(group).guid,
+        group: Some(KernelClass::of_group(group).group),
         events,
     }
 }
@@ -233,7 +233,7 @@ const EXTENSION: &[&Layout] = &[&HEADER_EXTENSION_V1, &HEADER_EXTENSION];
 /// `EventTrace` {68fdd900-4a3e-11d1-84f4-0000f80464e3}, group 0x00: Header (0), Extension
 /// (5), RDComplete (8), EndExtension (32), the rundown markers (48, 49), the trace's own
 /// DbgID, build and provider-path records (64–67) and PartitionInfoExtension (0x50).
-pub static EVENT_TRACE: KernelClass = class(
+pub static EVENT_TRACE: MofClass = class(
     "EventTrace",
     0x00,
     &[
@@ -253,7 +253,7 @@ pub static EVENT_TRACE: KernelClass = class(
 
 /// `Lost_Event` (RT_LostEvent) {6a399ae0-4bc6-4de9-870b-3657f8947e7e}: no HookId group;
 /// RTLostEvent (32), RTLostBuffer (33), RTLostFile (34) carry no payload layout here.
-pub static LOST_EVENT: KernelClass = KernelClass {
+pub static LOST_EVENT: MofClass = MofClass {
     name: "Lost_Event",
     guid: Guid::RT_LOST_EVENT,
     group: None,
@@ -264,7 +264,7 @@ pub static LOST_EVENT: KernelClass = KernelClass {
     ],
 };
 
-static CLASSES: [&KernelClass; 18] = [
+static CLASSES: [&MofClass; 18] = [
     &EVENT_TRACE,
     &DISK_IO,
     &PAGE_FAULT,
@@ -287,6 +287,6 @@ static CLASSES: [&KernelClass; 18] = [
 
 /// Every kernel class of KRN-12, in group order, then the classes merging adds
 /// (KernelTraceControl's ImageID and SysConfig).
-pub fn classes() -> &'static [&'static KernelClass] {
+pub fn classes() -> &'static [&'static MofClass] {
     &CLASSES
 }

@@ -3,13 +3,13 @@
 
 use etwsim_decode::fields::Value;
 use etwsim_decode::fileio::{NameResolver, Policy, Source};
-use etwsim_decode::mof::{DISK_IO, FILE_IO, KernelClass, MofEvent};
+use etwsim_decode::mof::{DISK_IO, FILE_IO, MofClass, MofEvent};
 
 const KEY: u64 = 0xFFFF_C001_0000_1000;
 const OBJECT: u64 = 0xFFFF_A001_0000_2000;
 const PATH: &str = r"\Device\HarddiskVolume3\data\a.txt";
 
-fn event(class: &'static KernelClass, name: &str, values: &[Value]) -> MofEvent {
+fn event(class: &'static MofClass, name: &str, values: &[Value]) -> MofEvent {
     let schema = class
         .current_schema(name)
         .or_else(|| class.schema(name, 2))

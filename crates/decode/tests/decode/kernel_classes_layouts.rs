@@ -7,7 +7,7 @@
 
 use etwsim_decode::fields::{TokenUser, Value};
 use etwsim_decode::mof::{
-    self, ALPC, DISK_IO, EVENT_TRACE, FILE_IO, IMAGE, IMAGE_ID, KernelClass, Layout, MofType,
+    self, ALPC, DISK_IO, EVENT_TRACE, FILE_IO, IMAGE, IMAGE_ID, Layout, MofClass, MofType,
     PAGE_FAULT, PERF_INFO, PROCESS, REGISTRY, SPLIT_IO, STACK_WALK, SYS_CONFIG, SYSTEM_CONFIG,
     TCP_IP, THREAD, UDP_IP,
 };
@@ -17,7 +17,7 @@ fn host(x: usize, n: usize, ps: u8) -> usize {
     x + n * (usize::from(ps) - 4)
 }
 
-fn layout(class: &'static KernelClass, event: &str, version: u8) -> &'static Layout {
+fn layout(class: &'static MofClass, event: &str, version: u8) -> &'static Layout {
     class
         .schema(event, version)
         .unwrap_or_else(|| panic!("{} {event} v{version}", class.name))
@@ -25,14 +25,14 @@ fn layout(class: &'static KernelClass, event: &str, version: u8) -> &'static Lay
 }
 
 /// Offset of `field` in `class`/`event` v`version` for pointer size `ps`.
-fn off(class: &'static KernelClass, event: &str, version: u8, field: &str, ps: u8) -> usize {
+fn off(class: &'static MofClass, event: &str, version: u8, field: &str, ps: u8) -> usize {
     layout(class, event, version)
         .fixed_offset(field, ps)
         .unwrap_or_else(|| panic!("{} {event} v{version}: {field}", class.name))
 }
 
 /// Size of a fixed layout (with its optional fields) for pointer size `ps`.
-fn len(class: &'static KernelClass, event: &str, version: u8, ps: u8) -> usize {
+fn len(class: &'static MofClass, event: &str, version: u8, ps: u8) -> usize {
     layout(class, event, version)
         .fixed_len(ps, true)
         .unwrap_or_else(|| panic!("{} {event} v{version} is not fixed", class.name))
@@ -42,7 +42,7 @@ fn len(class: &'static KernelClass, event: &str, version: u8, ps: u8) -> usize {
 fn fixed_sizes_match_the_sources_at_both_pointer_sizes() {
     // rule: KRN-14
     // (class, event, version, TraceEvent's size as (x, n) of HostOffset)
-    let cases: &[(&'static KernelClass, &str, u8, usize, usize)] = &[
+    let cases: &[(&'static MofClass, &str, u8, usize, usize)] = &[
         (&EVENT_TRACE, "Extension", 2, 36, 0),
         (&EVENT_TRACE, "EndExtension", 1, 32, 0),
         (&PROCESS, "PerfCtr", 2, 60, 11),
@@ -133,7 +133,7 @@ fn variable_parts_start_where_the_sources_say() {
     // rule: KRN-14
     // rule: KRN-29
     // (class, event, version, field, x, n)
-    let cases: &[(&'static KernelClass, &str, u8, &str, usize, usize)] = &[
+    let cases: &[(&'static MofClass, &str, u8, &str, usize, usize)] = &[
         (&IMAGE, "Load", 0, "ImageFileName", 8, 1),
         (&IMAGE, "DCStart", 1, "FileName", 12, 2),
         (&IMAGE, "Unload", 2, "FileName", 44, 3),

@@ -119,7 +119,7 @@ fn hook_ids_are_group_and_event_type() {
 #[test]
 fn event_types_of_each_class() {
     // rule: KRN-09
-    let names = |c: &mof::KernelClass, ops: &[u8]| -> Vec<&str> {
+    let names = |c: &mof::MofClass, ops: &[u8]| -> Vec<&str> {
         ops.iter()
             .map(|o| c.event(*o).map_or("?", |e| e.name))
             .collect()

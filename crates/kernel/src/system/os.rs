@@ -333,7 +333,7 @@ pub(crate) fn table_key(nt: &str) -> String {
 }
 
 pub(crate) fn schema(
-    class: &'static etwsim_decode::mof::KernelClass,
+    class: &'static etwsim_decode::mof::MofClass,
     name: &str,
     version: u8,
 ) -> Schema {
@@ -725,7 +725,7 @@ mod tests {
     /// The generic encoder's record of `class`/`name` v`version` with `values`: the reference
     /// the records built in place must equal byte for byte (P15).
     fn generic(
-        class: &'static etwsim_decode::mof::KernelClass,
+        class: &'static etwsim_decode::mof::MofClass,
         name: &str,
         version: u8,
         values: &[Value],

@@ -10,7 +10,7 @@ use crate::file::{
 use crate::values::{FlagsValue, resolve_flags};
 use etwsim::Guid;
 use etwsim_decode::fileio::Policy;
-use etwsim_decode::mof::{self, KernelClass};
+use etwsim_decode::mof::{self, MofClass};
 use std::ops::Range;
 use toml::Spanned;
 
@@ -124,7 +124,7 @@ pub(crate) enum Check {
 /// Which kernel events an `[[expect.kernel]]` counts.
 #[derive(Debug, Clone)]
 pub(crate) struct KernelMatch {
-    pub class: &'static KernelClass,
+    pub class: &'static MofClass,
     pub opcode: Option<u8>,
     pub policy: Option<Policy>,
     pub file_name: Option<String>,

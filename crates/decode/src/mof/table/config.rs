@@ -5,7 +5,7 @@
 //! MOF (dissect.etl's copy) for the Windows 8+ records ntwmi only names.
 
 use super::{class, ev, f, named, opt};
-use crate::mof::{KernelClass, Layout, MofType};
+use crate::mof::{Layout, MofClass, MofType};
 
 use MofType::{Ansiz, Guid, I32, I64, Pointer, U8, U16, U32, U64, Utf16Chars, Utf16z};
 
@@ -448,7 +448,7 @@ static FLIGHT_IDS: Layout = Layout {
 /// 0x0B (KRN-12). Types 31 (Defragmentation), 32 (MobilePlatform) and 35 (Processors) are
 /// named only: their layouts appear in no source of the table's precedence list but
 /// Windows' MOF, and 35's strings have no stated lengths there.
-pub static SYSTEM_CONFIG: KernelClass = class(
+pub static SYSTEM_CONFIG: MofClass = class(
     "SystemConfig",
     0x0B,
     &[

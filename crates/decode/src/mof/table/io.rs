@@ -1,7 +1,7 @@
 //! DiskIo (group 0x01, KRN-30), FileIo (0x04, KRN-16…KRN-25) and SplitIo (0x1B).
 
 use super::{class, ev, f, named, opt};
-use crate::mof::{KernelClass, Layout, MofType};
+use crate::mof::{Layout, MofClass, MofType};
 
 use MofType::{I64, Pointer, U32, U64, Utf16z};
 
@@ -170,7 +170,7 @@ const TG2: &[&Layout] = &[&DISK_IO_TG2_V2, &DISK_IO_TG2];
 const TG3: &[&Layout] = &[&DISK_IO_TG3_V2, &DISK_IO_TG3];
 
 /// `DiskIo` {3d6fa8d4-fe05-11d0-9dda-00c04fd7ba7c}, group 0x01 (KRN-09, KRN-30).
-pub static DISK_IO: KernelClass = class(
+pub static DISK_IO: MofClass = class(
     "DiskIo",
     0x01,
     &[
@@ -462,7 +462,7 @@ const MAP_FILE: &[&Layout] = &[&FILE_IO_MAP_FILE_V2, &FILE_IO_MAP_FILE_V3];
 
 /// `FileIo` {90cbdc39-4a3e-11d1-84f4-0000f80464e3}, group 0x04 (KRN-16). Types 33, 34, 78
 /// and 82 are named but have no published layout.
-pub static FILE_IO: KernelClass = class(
+pub static FILE_IO: MofClass = class(
     "FileIo",
     0x04,
     &[
@@ -514,4 +514,4 @@ static SPLIT_IO_INFO: Layout = Layout {
 };
 
 /// `SplitIo` {d837ca92-12b9-44a5-ad6a-3a65b3578aa8}, group 0x1B: VolMgr (32).
-pub static SPLIT_IO: KernelClass = class("SplitIo", 0x1B, &[ev(32, "VolMgr", &[&SPLIT_IO_INFO])]);
+pub static SPLIT_IO: MofClass = class("SplitIo", 0x1B, &[ev(32, "VolMgr", &[&SPLIT_IO_INFO])]);

@@ -3,7 +3,7 @@
 //! (TraceEvent's MemoryHeapRange*); ntwmi PERFINFO_VAD_ROTATE_INFO and PERFINFO_MEM_RESET_INFO.
 
 use super::{class, ev, f, named};
-use crate::mof::{KernelClass, Layout, MofType};
+use crate::mof::{Layout, MofClass, MofType};
 
 use MofType::{Pointer, U16, U32, U64};
 
@@ -129,7 +129,7 @@ const HEAP_RANGE_RW: &[&Layout] = &[&HEAP_RANGE];
 /// `PageFault` {3d6fa8d3-fe05-11d0-9dda-00c04fd7ba7c}, group 0x02 (KRN-09):
 /// TypeGroup1 faults (10–15), HardFault (32), VirtualAlloc/VirtualFree (98, 99), the heap
 /// ranges (100–104), ImageLoadBacked (105) and the Windows 8+ virtual-range records.
-pub static PAGE_FAULT: KernelClass = class(
+pub static PAGE_FAULT: MofClass = class(
     "PageFault",
     0x02,
     &[

@@ -6,7 +6,7 @@
 //! SystemPaths, VolumeMapping), ntwmi `WMI_IMAGEID_INFORMATION` (packed).
 
 use super::{ev, f};
-use crate::mof::{KernelClass, Layout, MofType};
+use crate::mof::{Layout, MofClass, MofType};
 use etwsim_types::kernel_class::{IMAGE_ID as IMAGE_ID_CLASS, SYS_CONFIG_EX};
 
 use MofType::{Ansiz, FileTime, Guid, Pointer, U16, U32, Utf16z};
@@ -83,7 +83,7 @@ static FILE_VERSION: Layout = Layout {
 /// KernelTraceControl's `ImageID` class {b3e675d7-2554-4f18-830b-2762732560de}: ImageID (0),
 /// the DbgID records (0x20 none, 0x24 RSDS, 0x25 IL RSDS, 0x26 portable PDB, 0x28
 /// deterministic) and FileVersion (0x40).
-pub static IMAGE_ID: KernelClass = KernelClass {
+pub static IMAGE_ID: MofClass = MofClass {
     name: IMAGE_ID_CLASS.name,
     guid: IMAGE_ID_CLASS.guid,
     group: None,
@@ -132,7 +132,7 @@ static VOLUME_MAPPING: Layout = Layout {
 /// KernelTraceControl's `SysConfig` class {9b79ee91-b5fd-41c0-a243-4248e266e9d0}: BuildInfo
 /// (32), SystemPaths (33), UnknownVolume (34), VolumeMapping (35). Type 37 (16 bytes, zeros
 /// in the merged traces seen) has no published layout.
-pub static SYS_CONFIG: KernelClass = KernelClass {
+pub static SYS_CONFIG: MofClass = MofClass {
     name: SYS_CONFIG_EX.name,
     guid: SYS_CONFIG_EX.guid,
     group: None,

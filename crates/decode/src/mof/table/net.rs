@@ -4,7 +4,7 @@
 //! pointer-sized). Addresses and ports are in network order on the wire (ntwmi WMI_TCPIP_V4…).
 
 use super::{class, ev, f, named};
-use crate::mof::{KernelClass, Layout, MofField, MofType};
+use crate::mof::{Layout, MofClass, MofField, MofType};
 
 use MofType::{I16, IpV4, IpV6, Pointer, Port, U16, U32};
 
@@ -233,7 +233,7 @@ const V1_TG3: &[&Layout] = &[&TCP_V1_TG1];
 /// `TcpIp` {9a280ac0-c8e0-11d1-84e2-00c04fb998a2}, group 0x06 (KRN-09). The event names are
 /// the version 2 (Windows Vista+) ones; versions 0 and 1 call 10–15 Send, Recv, Connect,
 /// Disconnect, Retransmit, Accept.
-pub static TCP_IP: KernelClass = class(
+pub static TCP_IP: MofClass = class(
     "TcpIp",
     0x06,
     &[
@@ -330,7 +330,7 @@ const UDP_V4: &[&Layout] = &[&UDP_V0, &UDP_V1, &UDP_TG1];
 
 /// `UdpIp` {bf3a50c5-a9c9-4988-a005-2df0b7c80f80}, group 0x08 (KRN-09). Versions 0 and 1
 /// call 10 and 11 Send and Recv.
-pub static UDP_IP: KernelClass = class(
+pub static UDP_IP: MofClass = class(
     "UdpIp",
     0x08,
     &[

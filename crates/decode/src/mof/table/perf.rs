@@ -2,7 +2,7 @@
 //! compact PerfInfo header (no process or thread id, KRN-15).
 
 use super::{class, ev, f, named, opt};
-use crate::mof::{KernelClass, Layout, MofType};
+use crate::mof::{Layout, MofClass, MofType};
 
 use MofType::{Ansiz, Pointer, PointerArray, U8, U16, U32, U64, Utf16z};
 
@@ -207,7 +207,7 @@ const DPCS: &[&Layout] = &[&DPC_V1, &DPC];
 const WDF: &[&Layout] = &[&WDF_ROUTINE];
 
 /// `PerfInfo` {ce1dbfb4-137e-4da6-87b0-3f59aa102cbc}, group 0x0F (KRN-09, KRN-15).
-pub static PERF_INFO: KernelClass = class(
+pub static PERF_INFO: MofClass = class(
     "PerfInfo",
     0x0F,
     &[
@@ -310,7 +310,7 @@ static STACK_WALK_KEY_DEF: Layout = Layout {
 
 /// `StackWalk` {def2fe46-7bd6-4b80-bd94-f57fe20d0ce3}, group 0x18 (KRN-12): Stack (32), the
 /// key definitions (34–36) and the keyed references (37 kernel, 38 user).
-pub static STACK_WALK: KernelClass = class(
+pub static STACK_WALK: MofClass = class(
     "StackWalk",
     0x18,
     &[

@@ -1,7 +1,7 @@
 //! Registry (group 0x09) and ALPC (0x1A).
 
 use super::{class, ev, f, named};
-use crate::mof::{KernelClass, Layout, MofType};
+use crate::mof::{Layout, MofClass, MofType};
 
 use MofType::{Ansiz, I64, Pointer, U8, U32, U64, Utf16z};
 
@@ -135,7 +135,7 @@ const TG_V2: &[&Layout] = &[&REGISTRY_V2];
 /// `Registry` {ae53722e-c863-11d2-8659-00c04fa321a1}, group 0x09 (KRN-09). Version 1 calls
 /// type 22 RunDown. The transaction records (30–32) are named only: ntwmi's WMI_TXR and
 /// Windows' MOF disagree on their field order.
-pub static REGISTRY: KernelClass = class(
+pub static REGISTRY: MofClass = class(
     "Registry",
     0x09,
     &[
@@ -198,7 +198,7 @@ static ALPC_UNWAIT: Layout = Layout {
 };
 
 /// `ALPC` {45d8cccd-539f-4b72-a8b7-5c683142609a}, group 0x1A (KRN-09).
-pub static ALPC: KernelClass = class(
+pub static ALPC: MofClass = class(
     "ALPC",
     0x1A,
     &[

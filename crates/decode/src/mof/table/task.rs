@@ -1,7 +1,7 @@
 //! Process (group 0x03, KRN-27), Thread (0x05, KRN-28) and Image (0x14, KRN-29).
 
 use super::{class, ev, f, named, opt};
-use crate::mof::{KernelClass, Layout, MofField, MofType};
+use crate::mof::{Layout, MofClass, MofField, MofType};
 
 use MofType::{
     Ansiz, FileTime, I8, I32, Pointer, PointerArray, TokenUserSid, U8, U16, U32, U64, Utf16z,
@@ -180,7 +180,7 @@ const WAKE_EVENT: &[&Layout] = &[&PROCESS_WAKE_EVENT];
 /// `Process` {3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c}, group 0x03 (KRN-09, KRN-27). Image
 /// loads written under this group (HookId 0x030A) decode as Image/Load
 /// ([`class_for_hook`](crate::mof::class_for_hook)).
-pub static PROCESS: KernelClass = class(
+pub static PROCESS: MofClass = class(
     "Process",
     0x03,
     &[
@@ -473,7 +473,7 @@ const PRIORITY: &[&Layout] = &[&THREAD_PRIORITY];
 
 /// `Thread` {3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c}, group 0x05 (KRN-09, KRN-28): the
 /// lifetime events, CSwitch (36), ReadyThread (50) and the scheduler records.
-pub static THREAD: KernelClass = class(
+pub static THREAD: MofClass = class(
     "Thread",
     0x05,
     &[
@@ -594,7 +594,7 @@ static IMAGE_HYPERCALL_PAGE: Layout = Layout {
 const IMAGE_LAYOUTS: &[&Layout] = &[&IMAGE_V0, &IMAGE_V1, &IMAGE_V2, &IMAGE_V3];
 
 /// `Image` {2cb15d1d-5fc1-11d2-abe1-00a0c911f518}, group 0x14 (KRN-09, KRN-29).
-pub static IMAGE: KernelClass = class(
+pub static IMAGE: MofClass = class(
     "Image",
     0x14,
     &[
