@@ -133,9 +133,9 @@ pub const EVENT_HEADER_EXT_TYPE_STACK_TRACE64: u32 = record::ext_type::STACK_TRA
 /// `EVENT_HEADER_EXT_TYPE_TS_ID` (evntcons.h).
 pub const EVENT_HEADER_EXT_TYPE_TS_ID: u32 = record::ext_type::TS_ID as u32;
 /// `EVENT_HEADER_FLAG_32_BIT_HEADER` (evntcons.h).
-pub const EVENT_HEADER_FLAG_32_BIT_HEADER: u32 = 0x20;
+pub const EVENT_HEADER_FLAG_32_BIT_HEADER: u32 = record::header_flags::HEADER_32_BIT as u32;
 /// `EVENT_HEADER_FLAG_64_BIT_HEADER` (evntcons.h).
-pub const EVENT_HEADER_FLAG_64_BIT_HEADER: u32 = 0x40;
+pub const EVENT_HEADER_FLAG_64_BIT_HEADER: u32 = record::header_flags::HEADER_64_BIT as u32;
 /// `EVENT_HEADER_FLAG_CLASSIC_HEADER` (evntcons.h).
 pub const EVENT_HEADER_FLAG_CLASSIC_HEADER: u32 = record::header_flags::CLASSIC_HEADER as u32;
 /// `EVENT_HEADER_FLAG_DECODE_GUID` (evntcons.h).
