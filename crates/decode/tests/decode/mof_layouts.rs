@@ -87,6 +87,14 @@ fn class_guids_and_groups_follow_the_table() {
         if let Some(g) = group {
             assert_eq!(mof::class_by_group(g).map(|c| c.name), Some(name));
         }
+        // One identity table: a class with a group is the types table's class of that group.
+        let identity = class.kernel_class();
+        assert_eq!(
+            identity.map(|k| (k.name, k.guid)),
+            group.map(|_| (name, guid)),
+            "{name}"
+        );
+        assert_eq!(identity.map(|k| k.group), group, "{name}");
     }
     assert_eq!(EVENT_TRACE.guid, Guid::EVENT_TRACE);
 }
