@@ -542,8 +542,9 @@ pub(crate) fn enable_info(s: &SlotEntry) -> EnableInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::route::{LevelKeywordGate, name_bit};
+    use crate::data::route::name_bit;
     use crate::filter::FilterSet;
+    use crate::filter::LevelKeywordGate;
     use crate::filter::level_keyword_pass;
     use etwsim_types::EventDescriptor;
 

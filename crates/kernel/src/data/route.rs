@@ -9,7 +9,7 @@
 
 use crate::data::cache::{VersionCache, Versioned};
 use crate::data::context::LoggerContext;
-use crate::filter::{SlotFilter, effective_all, effective_any, effective_level};
+use crate::filter::{LevelKeywordGate, SlotFilter};
 use crate::machine::ids::TraceHandle;
 use arc_swap::ArcSwap;
 use etwsim_types::{ControlCode, EnableProperty, EventDescriptor, Guid, Keyword, Level};
@@ -130,52 +130,6 @@ pub(crate) struct Routes {
     /// With `single`: that session's level and keyword test (FLT-01…FLT-07) with its
     /// effective values worked out once here, so the write only compares.
     single_gate: LevelKeywordGate,
-}
-
-/// One session's level and keyword test, precomputed (`level_keyword_pass`'s answer for
-/// every descriptor, `single_gate_matches_level_keyword_pass` checks it).
-#[derive(Copy, Clone, Debug, Default)]
-pub(crate) struct LevelKeywordGate {
-    /// The effective level (0 → 255).
-    level: u8,
-    /// Keyword-0 events pass (no IGNORE_KEYWORD_0).
-    keyword_zero: bool,
-    /// The effective MatchAnyKeyword.
-    any: u64,
-    /// The effective MatchAllKeyword.
-    all: u64,
-}
-
-impl LevelKeywordGate {
-    /// Takes nothing.
-    pub(crate) const NONE: LevelKeywordGate = LevelKeywordGate {
-        level: 0,
-        keyword_zero: false,
-        any: 0,
-        all: u64::MAX,
-    };
-
-    pub(crate) fn new(f: &SlotFilter) -> LevelKeywordGate {
-        let any = effective_any(f.match_any, true);
-        LevelKeywordGate {
-            level: effective_level(f.level).0,
-            keyword_zero: !f.enable_property.contains(EnableProperty::IGNORE_KEYWORD_0),
-            any: any.0,
-            all: effective_all(f.match_any, f.match_all).0,
-        }
-    }
-
-    #[inline]
-    pub(crate) fn passes(&self, d: &EventDescriptor) -> bool {
-        if d.level.0 > self.level {
-            return false; // a level-0 event is never above it
-        }
-        if d.keyword.0 == 0 {
-            self.keyword_zero
-        } else {
-            d.keyword.0 & self.any != 0 && d.keyword.0 & self.all == self.all
-        }
-    }
 }
 
 /// The last route-table version handed out.

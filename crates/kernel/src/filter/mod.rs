@@ -17,8 +17,10 @@
 //! Every limit violation is `ERROR_INVALID_PARAMETER` (FLT-25, the project's choice).
 
 pub(crate) mod flags;
+pub(crate) mod reason;
 pub(crate) mod verdict;
 
+use crate::filter::reason::Reason;
 use crate::{Error, Result};
 use etwsim_decode::manifest::filter::AggregateFilter;
 use etwsim_types::{EnableProperty, EventDescriptor, FilterType, Keyword, Level};
@@ -690,46 +692,179 @@ pub struct SlotFilter {
     pub filters: FilterSet,
 }
 
+/// What the per-session predicate ([`decide`]) answers: `bool` on the event path, which
+/// builds no [`Reason`], or `(bool, Reason)` for [`Provider::explain`](crate::Provider::explain)
+/// and the journal. Each test of the predicate hands its reason as a closure that only the
+/// explaining answer calls.
+pub(crate) trait Outcome {
+    /// Every test passed.
+    fn accepted(why: impl FnOnce() -> Reason) -> Self;
+    /// A test failed.
+    fn rejected(why: impl FnOnce() -> Reason) -> Self;
+}
+
+impl Outcome for bool {
+    #[inline(always)]
+    fn accepted(_: impl FnOnce() -> Reason) -> bool {
+        true
+    }
+
+    #[inline(always)]
+    fn rejected(_: impl FnOnce() -> Reason) -> bool {
+        false
+    }
+}
+
+impl Outcome for (bool, Reason) {
+    fn accepted(why: impl FnOnce() -> Reason) -> (bool, Reason) {
+        (true, why())
+    }
+
+    fn rejected(why: impl FnOnce() -> Reason) -> (bool, Reason) {
+        (false, why())
+    }
+}
+
+/// One session's level and keyword test (FLT-01…FLT-07) with its effective values worked out
+/// once: the first steps of the per-session predicate ([`decide`] builds one on the fly), and
+/// what a single-session route table keeps so the write only compares (`Routes::single_gate`,
+/// the single-threaded engine's lane).
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct LevelKeywordGate {
+    /// The effective level (0 → 255, FLT-02).
+    pub(crate) level: u8,
+    /// Keyword-0 events pass (no IGNORE_KEYWORD_0, FLT-07).
+    pub(crate) keyword_zero: bool,
+    /// The effective MatchAnyKeyword (FLT-05).
+    pub(crate) any: u64,
+    /// The effective MatchAllKeyword (FLT-06).
+    pub(crate) all: u64,
+}
+
+impl LevelKeywordGate {
+    /// Takes nothing.
+    pub(crate) const NONE: LevelKeywordGate = LevelKeywordGate {
+        level: 0,
+        keyword_zero: false,
+        any: 0,
+        all: u64::MAX,
+    };
+
+    #[inline(always)]
+    pub(crate) fn new(f: &SlotFilter) -> LevelKeywordGate {
+        LevelKeywordGate {
+            level: effective_level(f.level).0,
+            keyword_zero: !f.enable_property.contains(EnableProperty::IGNORE_KEYWORD_0),
+            any: effective_any(f.match_any, true).0,
+            all: effective_all(f.match_any, f.match_all).0,
+        }
+    }
+
+    /// Whether `d` passes the gate.
+    #[inline(always)]
+    pub(crate) fn passes(&self, d: &EventDescriptor) -> bool {
+        self.test::<bool>(d).is_none()
+    }
+
+    /// The gate's verdict on `d`: `None` when it passes, else the rejection. Level (FLT-01,
+    /// FLT-02: a level-0 event is never above it), keyword 0 and IGNORE_KEYWORD_0 (FLT-04,
+    /// FLT-07), MatchAnyKeyword (FLT-04, FLT-05), MatchAllKeyword (FLT-05, FLT-06).
+    #[inline(always)]
+    pub(crate) fn test<R: Outcome>(&self, d: &EventDescriptor) -> Option<R> {
+        if d.level.0 > self.level {
+            // Only a session level below 255 rejects, so it is the session's own (not 0).
+            return Some(R::rejected(|| Reason::LevelAbove {
+                level: d.level,
+                session_level: Level(self.level),
+            }));
+        }
+        let kw = d.keyword.0;
+        if kw == 0 {
+            if !self.keyword_zero {
+                return Some(R::rejected(|| Reason::KeywordZeroIgnored));
+            }
+        } else if kw & self.any == 0 {
+            return Some(R::rejected(|| Reason::NoAnyKeyword {
+                keyword: d.keyword,
+                match_any: Keyword(self.any),
+            }));
+        } else if kw & self.all != self.all {
+            return Some(R::rejected(|| Reason::MissingAllKeyword {
+                keyword: d.keyword,
+                match_all: Keyword(self.all),
+            }));
+        }
+        None
+    }
+}
+
 /// `session_accepts(ev, s)` of the rules' Appendix A: does the session in enable slot `slot`
-/// record this event of a modern provider? Scope filters are not checked here — they decide
-/// whether the slot is enabled for the registration at all.
+/// record this event of a modern provider? [`decide`] answering `bool`.
+#[inline]
+pub fn session_accepts(ev: &EventView<'_>, slot: u8, s: &SlotFilter) -> bool {
+    decide(ev, slot, s)
+}
+
+/// The per-session predicate, the one the event path ([`session_accepts`]),
+/// [`Provider::explain`](crate::Provider::explain) and the journal (`verdict::judge`) run.
+/// Scope filters are not checked here — they decide whether the slot is enabled for the
+/// registration at all.
 ///
 /// Order: level (FLT-01/02), keyword 0 and IGNORE_KEYWORD_0 (FLT-04, FLT-07), keywords
-/// (FLT-04…06), the EventWriteEx mask (EVT-04), EXCLUDE_INPRIVATE (FLT-11), event ids for
-/// manifest events (FLT-19), event names for TraceLogging events (FLT-22), and last the
-/// payload of manifest events (FLT-18), which is decoded only for a session whose PAYLOAD
-/// filter is bound to the event.
-pub fn session_accepts(ev: &EventView<'_>, slot: u8, s: &SlotFilter) -> bool {
+/// (FLT-04…06) — the [`LevelKeywordGate`] —, the EventWriteEx mask (EVT-04),
+/// EXCLUDE_INPRIVATE (FLT-11), event ids for manifest events (FLT-19), event names for
+/// TraceLogging events (FLT-22), and last the payload of manifest events (FLT-18), which is
+/// decoded only for a session whose PAYLOAD filter is bound to the event.
+#[inline(always)]
+pub(crate) fn decide<R: Outcome>(ev: &EventView<'_>, slot: u8, s: &SlotFilter) -> R {
     let d = ev.descriptor;
-    if !level_keyword_pass(d, s) {
-        return false;
+    let gate = LevelKeywordGate::new(s);
+    if let Some(r) = gate.test(d) {
+        return r;
     }
     if slot < 64 && ev.filter_mask & (1u64 << slot) != 0 {
-        return false;
+        return R::rejected(|| Reason::ExcludedByWriteFilter { slot });
     }
     if ev.inprivate
         && s.enable_property
             .contains(EnableProperty::EXCLUDE_INPRIVATE)
     {
-        return false;
+        return R::rejected(|| Reason::InPrivateExcluded);
     }
     match ev.name {
         None => {
             if let Some(ids) = &s.filters.event_ids {
                 if !ids.passes(d.id) {
-                    return false;
+                    return R::rejected(|| Reason::EventIdFiltered {
+                        id: d.id,
+                        filter_in: ids.filter_in,
+                    });
                 }
             }
         }
         Some(name) => {
             if let Some(nf) = &s.filters.event_names {
                 if nf.gate(d) && nf.contains(name) != nf.filter_in {
-                    return false;
+                    return R::rejected(|| Reason::EventNameFiltered {
+                        name: name.to_owned(),
+                        filter_in: nf.filter_in,
+                    });
                 }
             }
         }
     }
-    payload_passes(ev, s)
+    if !payload_passes(ev, s) {
+        return R::rejected(|| Reason::PayloadFiltered {
+            id: d.id,
+            version: d.version,
+        });
+    }
+    R::accepted(|| Reason::Accepted {
+        level: d.level,
+        session_level: Level(gate.level),
+        keyword: d.keyword,
+        match_any: Keyword(gate.any),
+    })
 }
 
 /// FLT-18: whether a manifest event passes the session's PAYLOAD filter. TraceLogging events
@@ -757,10 +892,11 @@ pub(crate) fn payload_passes(ev: &EventView<'_>, s: &SlotFilter) -> bool {
     f.passes_payload(f.provider(), d.id, d.version, payload, 8)
 }
 
-/// The first steps of [`session_accepts`]: level (FLT-01/02), keyword 0 and IGNORE_KEYWORD_0
-/// (FLT-04, FLT-07), keywords (FLT-04…06). For a session with no other per-event filter this
-/// is the whole predicate (the event path's single-session case).
-#[inline]
+/// The level and keyword steps of the predicate — level (FLT-01/02), keyword 0 and
+/// IGNORE_KEYWORD_0 (FLT-04, FLT-07), keywords (FLT-04…06) — spelled out from the rules on the
+/// raw slot values: the reference [`LevelKeywordGate`] is checked against
+/// (`single_gate_matches_level_keyword_pass`). The event path runs the gate.
+#[cfg(test)]
 pub(crate) fn level_keyword_pass(d: &EventDescriptor, s: &SlotFilter) -> bool {
     if d.level.0 != 0 && d.level > effective_level(s.level) {
         return false;
