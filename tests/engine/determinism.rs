@@ -488,8 +488,9 @@ fn fnv1a_gives_the_reference_values() {
 
 /// The write path has a lean branch for the common record (`Provider::write` of one data
 /// block into a single session, no option, no journal). It must write exactly what the general
-/// path writes: the same workload through `write` and through `write_with_options` with
-/// default options (which always takes the general path) gives byte-identical buffers, the
+/// path writes: the same workload through `write` and through `write_with_options` with the
+/// thread's own activity ID as an option (an option: the general path) gives byte-identical
+/// buffers, the
 /// same results and the same statistics — odd payload lengths, the thread's activity ID, a
 /// level/keyword gate that drops some events, and a burst that runs out of buffers (EVT-07).
 // rule: EVT-07
@@ -502,7 +503,8 @@ fn the_plain_write_path_writes_what_the_general_path_writes() {
         let app = k.spawn("app.exe", Token::user("u")).unwrap();
         let p = app.register_provider(guid(0x77)).unwrap();
         let t = app.spawn_thread(0).unwrap();
-        t.set_activity_id(Guid::from_u128(0x0123_4567_89ab_cdef_0011_2233_4455_6677));
+        let activity = Guid::from_u128(0x0123_4567_89ab_cdef_0011_2233_4455_6677);
+        t.set_activity_id(activity);
         let _on = t.enter();
         let sink = MemorySink::new();
         let s = k
@@ -519,7 +521,10 @@ fn the_plain_write_path_writes_what_the_general_path_writes() {
             &EnableParams::new().level(Level::INFORMATION).any(0x3),
         )
         .unwrap();
-        let options = etwsim::WriteOptions::default();
+        let options = etwsim::WriteOptions {
+            activity_id: Some(&activity),
+            ..etwsim::WriteOptions::default()
+        };
         let mut codes = Vec::new();
         let data: Vec<u8> = (0..=255u8).collect();
         for i in 0..1200u16 {
@@ -570,7 +575,12 @@ fn writes_with_no_thread_entered_keep_their_implicit_thread() {
         .unwrap();
     s.enable(guid(0x78), &EnableParams::new()).unwrap();
     let desc = EventDescriptor::new(1, Level::INFORMATION, Keyword(0));
-    let options = etwsim::WriteOptions::default();
+    // The implicit thread's activity ID (none set: zeros), as an option: the general path.
+    let zero = Guid::from_u128(0);
+    let options = etwsim::WriteOptions {
+        activity_id: Some(&zero),
+        ..etwsim::WriteOptions::default()
+    };
     // The first write finds no thread listed (the general path makes and lists one), the
     // next ones take the lean branch, the last the general path again.
     for k in 0..4u8 {

@@ -74,9 +74,27 @@ pub struct WriteOptions<'a> {
     pub timestamp: Option<i64>,
 }
 
+impl WriteOptions<'_> {
+    /// No option set: the options of a plain EventWrite ([`PLAIN`]'s values). Such a write
+    /// takes the plain path (`write_routed_plain_in`) whatever options value it passes — the
+    /// Win32 face's EventWrite passes its own default options.
+    #[inline]
+    fn is_plain(&self) -> bool {
+        self.activity_id.is_none()
+            && self.related_activity_id.is_none()
+            && self.filter == 0
+            && self.flags == 0
+            && self.event_name.is_none()
+            && self.tracelogging_metadata.is_none()
+            && self.provider_traits.is_none()
+            && self.timestamp.is_none()
+    }
+}
+
 /// The options of a plain EventWrite: the write forms without options pass a reference to it
-/// rather than building a `WriteOptions` on the stack per call, and the single-session route
-/// recognises it by its address (one compare instead of one per option).
+/// rather than building a `WriteOptions` on the stack per call, and the routes recognise it
+/// by its address first (one compare), then any other options by value
+/// ([`WriteOptions::is_plain`]).
 static PLAIN: WriteOptions<'static> = WriteOptions {
     activity_id: None,
     related_activity_id: None,
@@ -604,7 +622,7 @@ impl<H: Host> EventPath<'_, H> {
         data: &[&[u8]],
         string_only: bool,
     ) -> Result<()> {
-        if std::ptr::eq(opts, &PLAIN) && !string_only {
+        if (std::ptr::eq(opts, &PLAIN) || opts.is_plain()) && !string_only {
             if self.kernel.core().owner.is_some() {
                 return self.write_single_threaded(desc, data);
             }
@@ -689,6 +707,8 @@ impl<H: Host> EventPath<'_, H> {
                 }
             }
         };
+        #[cfg(test)]
+        tests::PLAIN_HITS.with(|h| h.set(h.get() + 1));
         let r = self.emit_plain(route, desc, payload, writer);
         if LANE && r.is_ok() {
             self.fill_lane(routes, epoch, (writer.tid, writer.cpu, writer.activity));
@@ -1216,12 +1236,109 @@ mod tests {
         assert!(matches!(Refusal::WRONG_THREAD.error(), Error::WrongThread));
     }
 
+    thread_local! {
+        /// Writes this thread sent down the plain path's single-session branch
+        /// (`try_write_single` → `emit_plain`).
+        pub(super) static PLAIN_HITS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
     #[test]
     fn plain_options_are_the_defaults() {
         assert_eq!(
             format!("{PLAIN:?}"),
             format!("{:?}", WriteOptions::default())
         );
+        assert!(PLAIN.is_plain() && WriteOptions::default().is_plain());
+        let g = Guid::from_u128(1);
+        for opts in [
+            WriteOptions {
+                activity_id: Some(&g),
+                ..WriteOptions::default()
+            },
+            WriteOptions {
+                related_activity_id: Some(&g),
+                ..WriteOptions::default()
+            },
+            WriteOptions {
+                filter: 1,
+                ..WriteOptions::default()
+            },
+            WriteOptions {
+                flags: EVENT_WRITE_FLAG_INPRIVATE,
+                ..WriteOptions::default()
+            },
+            WriteOptions {
+                event_name: Some("E"),
+                ..WriteOptions::default()
+            },
+            WriteOptions {
+                tracelogging_metadata: Some(&[0]),
+                ..WriteOptions::default()
+            },
+            WriteOptions {
+                provider_traits: Some(&[0]),
+                ..WriteOptions::default()
+            },
+            WriteOptions {
+                timestamp: Some(0),
+                ..WriteOptions::default()
+            },
+        ] {
+            assert!(!opts.is_plain(), "{opts:?}");
+        }
+    }
+
+    /// The Win32 face's EventWrite (and so the C ABI's) passes its own default
+    /// `WriteOptions` to `Provider::write_with_options`: such a write takes the plain path's
+    /// single-session branch as `Provider::write` does, and writes the same bytes.
+    #[test]
+    fn default_options_take_the_plain_path() {
+        // rule: EVT-01
+        use crate::{EnableParams, Kernel, MemorySink, Token};
+        let hits = || PLAIN_HITS.with(std::cell::Cell::get);
+        let run = |how: u8| {
+            let k = Kernel::builder().deterministic(3).build().unwrap();
+            let app = k.spawn("app.exe", Token::user("u")).unwrap();
+            let g = Guid::from_u128(0x5eed_0000_0000_4000_8000_0000_0000_0029);
+            let p = app.register_provider(g).unwrap();
+            let t = app.spawn_thread(0).unwrap();
+            let activity = Guid::from_u128(0xac71);
+            t.set_activity_id(activity);
+            let _on = t.enter();
+            let sink = MemorySink::new();
+            let s = k.session("s").log_file("s.etl").sink(sink.clone());
+            let s = s.start().unwrap();
+            s.enable(g, &EnableParams::new().level(Level::INFORMATION))
+                .unwrap();
+            let before = hits();
+            let same_activity = WriteOptions {
+                activity_id: Some(&activity),
+                ..WriteOptions::default()
+            };
+            for i in 0..20u16 {
+                let d = EventDescriptor::new(i, Level([4, 5][usize::from(i % 2)]), Keyword(1));
+                let payload = i.to_le_bytes();
+                match how {
+                    0 => p.write(&d, &[&payload]),
+                    1 => p.write_with_options(&d, &WriteOptions::default(), &[&payload]),
+                    _ => p.write_with_options(&d, &same_activity, &[&payload]),
+                }
+                .unwrap();
+            }
+            let lean = hits() - before;
+            s.stop().unwrap();
+            (sink.buffers(), lean)
+        };
+        let (write, default, general) = (run(0), run(1), run(2));
+        // The first write caches the route table on the general path; of the other 19, the
+        // 9 at level 4 are written by the plain branch (the level-5 ones stop at the
+        // provider-side check).
+        assert_eq!(write.1, 9);
+        assert_eq!(default.1, 9, "default options take the plain branch");
+        assert_eq!(general.1, 0, "an activity ID takes the general path");
+        assert_eq!(write.0, default.0);
+        assert_eq!(write.0, general.0);
+        assert!(!write.0.is_empty());
     }
 
     #[test]
