@@ -151,7 +151,7 @@ impl<H: Host> EventPath<'_, H> {
     /// kernel, for a one-block write with no journal.
     #[inline(never)]
     pub(crate) fn write_lane(
-        &self,
+        self,
         desc: &EventDescriptor,
         payload: &[u8],
     ) -> Option<Result<(), Refusal>> {
@@ -167,7 +167,7 @@ impl<H: Host> EventPath<'_, H> {
     #[cold]
     #[inline(never)]
     pub(crate) fn fill_lane(
-        &self,
+        self,
         routes: &Routes,
         epoch: u64,
         (tid, cpu, activity): (u32, usize, [u64; 2]),

@@ -317,10 +317,21 @@ pub(crate) struct EventPath<'a, H: Host> {
     pub(crate) reg: &'a Arc<RegEntry>,
 }
 
+// Two references, passed by value (in registers): a method that is not inlined gets them
+// without the pair being stored on the stack first, so a write with no session costs what
+// it did when the path was `Provider`'s own methods (P1).
+impl<H: Host> Clone for EventPath<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H: Host> Copy for EventPath<'_, H> {}
+
 impl<H: Host> EventPath<'_, H> {
     /// [`Provider::write`](crate::Provider::write).
     #[inline(always)]
-    pub(crate) fn write(&self, descriptor: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
+    pub(crate) fn write(self, descriptor: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
         // P1: with no session the inlined part is two loads, a test and a branch; the
         // descriptor is not touched until some session listens.
         if !self.reg.is_enabled() {
@@ -345,7 +356,7 @@ impl<H: Host> EventPath<'_, H> {
     /// runs only on the kernel's thread, and refills the lane (`write_routed_plain_in`).
     #[inline(always)]
     fn write_listened<const LANE: bool>(
-        &self,
+        self,
         descriptor: &EventDescriptor,
         data: &[&[u8]],
     ) -> Result<()> {
@@ -375,7 +386,7 @@ impl<H: Host> EventPath<'_, H> {
     /// shared path, which then refills the lane. From another OS thread than the kernel's,
     /// `ERROR_INVALID_THREAD_ID` and nothing changes.
     #[inline(always)]
-    fn write_single_threaded(&self, desc: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
+    fn write_single_threaded(self, desc: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
         if let [payload] = data {
             if let Some(r) = self.write_lane(desc, payload) {
                 return r.map_err(Refusal::error);
@@ -387,14 +398,14 @@ impl<H: Host> EventPath<'_, H> {
     /// A single-threaded kernel's write when its lane did not take it.
     #[cold]
     #[inline(never)]
-    fn write_single_threaded_shared(&self, desc: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
+    fn write_single_threaded_shared(self, desc: &EventDescriptor, data: &[&[u8]]) -> Result<()> {
         self.write_listened::<true>(desc, data)
     }
 
     /// [`Provider::write_with`](crate::Provider::write_with).
     #[inline]
     pub(crate) fn write_with<R: AsRef<[u8]>>(
-        &self,
+        self,
         descriptor: &EventDescriptor,
         build: impl FnOnce() -> R,
     ) -> Result<()> {
@@ -411,7 +422,7 @@ impl<H: Host> EventPath<'_, H> {
     /// [`Provider::write_tracelogging`](crate::Provider::write_tracelogging).
     #[inline]
     pub(crate) fn write_tracelogging(
-        &self,
+        self,
         name: &str,
         descriptor: &EventDescriptor,
         fields: impl FnOnce(&mut EventBuilder),
@@ -422,7 +433,7 @@ impl<H: Host> EventPath<'_, H> {
     /// [`Provider::write_tracelogging_transfer`](crate::Provider::write_tracelogging_transfer).
     #[inline]
     pub(crate) fn write_tracelogging_transfer(
-        &self,
+        self,
         name: &str,
         descriptor: &EventDescriptor,
         activity_id: Option<&Guid>,
@@ -446,7 +457,7 @@ impl<H: Host> EventPath<'_, H> {
     #[cold]
     #[inline(never)]
     fn write_built_tracelogging(
-        &self,
+        self,
         name: &str,
         builder: &EventBuilder,
         activity_id: Option<&Guid>,
@@ -474,7 +485,7 @@ impl<H: Host> EventPath<'_, H> {
 
     /// [`Provider::write_transfer`](crate::Provider::write_transfer).
     pub(crate) fn write_transfer(
-        &self,
+        self,
         descriptor: &EventDescriptor,
         activity_id: Option<&Guid>,
         related_activity_id: Option<&Guid>,
@@ -490,7 +501,7 @@ impl<H: Host> EventPath<'_, H> {
 
     /// [`Provider::write_ex`](crate::Provider::write_ex).
     pub(crate) fn write_ex(
-        &self,
+        self,
         descriptor: &EventDescriptor,
         filter: u64,
         flags: u32,
@@ -509,7 +520,7 @@ impl<H: Host> EventPath<'_, H> {
     }
 
     /// [`Provider::write_string`](crate::Provider::write_string).
-    pub(crate) fn write_string(&self, level: Level, keyword: Keyword, text: &str) -> Result<()> {
+    pub(crate) fn write_string(self, level: Level, keyword: Keyword, text: &str) -> Result<()> {
         if !self.reg.is_enabled_for(level, keyword) {
             return self.not_wanted(&EventDescriptor::new(0, level, keyword), &PLAIN);
         }
@@ -525,7 +536,7 @@ impl<H: Host> EventPath<'_, H> {
     /// [`Provider::write_with_options`](crate::Provider::write_with_options).
     #[inline]
     pub(crate) fn write_with_options(
-        &self,
+        self,
         descriptor: &EventDescriptor,
         options: &WriteOptions<'_>,
         data: &[&[u8]],
@@ -542,7 +553,7 @@ impl<H: Host> EventPath<'_, H> {
     /// The return of a write that no session wants (EVT-02): `Ok`, journaled when the
     /// kernel keeps a journal and some session enables the provider.
     #[inline]
-    fn not_wanted(&self, desc: &EventDescriptor, opts: &WriteOptions<'_>) -> Result<()> {
+    fn not_wanted(self, desc: &EventDescriptor, opts: &WriteOptions<'_>) -> Result<()> {
         if self.kernel.core().journal.is_some() {
             self.journal_write(desc, opts, &[], &Ok(()));
         }
@@ -554,7 +565,7 @@ impl<H: Host> EventPath<'_, H> {
     #[cold]
     #[inline(never)]
     fn journal_write(
-        &self,
+        self,
         desc: &EventDescriptor,
         opts: &WriteOptions<'_>,
         data: &[&[u8]],
@@ -588,7 +599,7 @@ impl<H: Host> EventPath<'_, H> {
     /// (P4); the rest of the path is out of line.
     #[inline(always)]
     fn write_event(
-        &self,
+        self,
         desc: &EventDescriptor,
         opts: &WriteOptions<'_>,
         data: &[&[u8]],
@@ -616,7 +627,7 @@ impl<H: Host> EventPath<'_, H> {
     #[cold]
     #[inline(never)]
     fn write_routed(
-        &self,
+        self,
         desc: &EventDescriptor,
         opts: &WriteOptions<'_>,
         data: &[&[u8]],
@@ -639,7 +650,7 @@ impl<H: Host> EventPath<'_, H> {
     /// `LANE`: the kernel is single-threaded and this is its thread; a write the
     /// single-session branch makes refills the thread's lane (`data/lane.rs`).
     fn write_routed_plain_in<const LANE: bool>(
-        &self,
+        self,
         desc: &EventDescriptor,
         data: &[&[u8]],
     ) -> Result<()> {
@@ -662,7 +673,7 @@ impl<H: Host> EventPath<'_, H> {
     /// path's single-session branch (`route`, `emit_single`) writes.
     #[inline(always)]
     fn try_write_single<const LANE: bool>(
-        &self,
+        self,
         desc: &EventDescriptor,
         payload: &&[u8],
         local: &WriterLocal,
@@ -724,7 +735,7 @@ impl<H: Host> EventPath<'_, H> {
     /// `tests/determinism.rs` check it).
     #[inline(always)]
     fn emit_plain(
-        &self,
+        self,
         route: &Route,
         desc: &EventDescriptor,
         payload: &[u8],
@@ -780,7 +791,7 @@ impl<H: Host> EventPath<'_, H> {
     /// Steps 2–5 of the event flow, every form of write.
     #[inline(never)]
     fn write_general(
-        &self,
+        self,
         desc: &EventDescriptor,
         opts: &WriteOptions<'_>,
         data: &[&[u8]],
@@ -809,7 +820,7 @@ impl<H: Host> EventPath<'_, H> {
     /// single-session check is inlined into the caller; the general case is out of line.
     #[inline(always)]
     fn route(
-        &self,
+        self,
         routes: &Routes,
         call: &Call<'_>,
         local: Option<&WriterLocal>,
@@ -840,7 +851,7 @@ impl<H: Host> EventPath<'_, H> {
     /// Step 2 for a table the single-session path does not cover: every session's predicate.
     #[inline(never)]
     fn route_general(
-        &self,
+        self,
         routes: &Routes,
         call: &Call<'_>,
         local: Option<&WriterLocal>,
@@ -880,7 +891,7 @@ impl<H: Host> EventPath<'_, H> {
     /// SEC-06: a SECURE_MODE session takes events only from writers holding TRACELOG_LOG_EVENT
     /// on its GUID; other sessions take every writer. A refused session is skipped like one
     /// whose filters said no (the write's code is undocumented; simulator choice).
-    fn may_log_to(&self, logger: &crate::data::context::LoggerContext) -> bool {
+    fn may_log_to(self, logger: &crate::data::context::LoggerContext) -> bool {
         !logger.cfg.mode.contains(LogFileMode::SECURE)
             || self
                 .kernel
@@ -891,7 +902,7 @@ impl<H: Host> EventPath<'_, H> {
     /// all-or-none pre-pass (with one target, the reservation's own answer is the policy's).
     #[inline(always)]
     fn emit_single(
-        &self,
+        self,
         route: &Route,
         call: &Call<'_>,
         thread: &ThreadState,
@@ -943,7 +954,7 @@ impl<H: Host> EventPath<'_, H> {
     }
 
     fn emit(
-        &self,
+        self,
         desc: &EventDescriptor,
         opts: &WriteOptions<'_>,
         data: &[&[u8]],
@@ -1116,7 +1127,7 @@ impl<H: Host> EventPath<'_, H> {
     /// this write sees the stop and stores nothing (the event came after the stop began).
     #[inline(always)]
     fn store(
-        &self,
+        self,
         route: &Route,
         items: &[Item<'_>],
         size: usize,
@@ -1137,7 +1148,7 @@ impl<H: Host> EventPath<'_, H> {
 
     #[inline(always)]
     fn store_in_buffer(
-        &self,
+        self,
         route: &Route,
         items: &[Item<'_>],
         size: usize,
