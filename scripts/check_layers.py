@@ -73,6 +73,8 @@ def strip_tests_and_comments(text):
             i += 1
             continue
         code = re.sub(r'"(\\.|[^"\\])*"', '""', line)
+        # `pub(in crate::layer)` names where an item may be used, not a module it uses.
+        code = re.sub(r"pub\(in crate(::\w+)*\)", "pub", code)
         out.append(code.split("//")[0])
         i += 1
     return "\n".join(out)

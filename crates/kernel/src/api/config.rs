@@ -268,7 +268,7 @@ impl Kernel {
 impl Kernel {
     /// Sends `kind` about the session `props` when some session has enabled the session
     /// notification provider; nothing otherwise (and nothing for private sessions).
-    pub(crate) fn notify_session(
+    pub(in crate::api) fn notify_session(
         &self,
         kind: SessionNotification,
         props: &SessionProperties,
@@ -305,11 +305,11 @@ impl Kernel {
 #[derive(Clone, Debug)]
 #[must_use = "a builder does nothing until build() is called"]
 pub struct PayloadFilterBuilder {
-    pub(crate) kernel: Kernel,
-    pub(crate) provider: Guid,
-    pub(crate) descriptor: EventDescriptor,
-    pub(crate) match_any: bool,
-    pub(crate) predicates: Vec<Predicate>,
+    pub(in crate::api) kernel: Kernel,
+    pub(in crate::api) provider: Guid,
+    pub(in crate::api) descriptor: EventDescriptor,
+    pub(in crate::api) match_any: bool,
+    pub(in crate::api) predicates: Vec<Predicate>,
 }
 
 impl PayloadFilterBuilder {

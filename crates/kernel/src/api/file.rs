@@ -42,7 +42,12 @@ impl Kernel {
     /// Writes an operation's FileIo events: each classic event to the system loggers whose
     /// flags select it (name events only to sessions that do not know the key's name yet, or,
     /// for FileDelete, that do), and the Kernel-File counterparts (KRN-42).
-    pub(crate) fn write_file_events(&self, events: &[FileEvent], o: &Origin, new_key: bool) {
+    pub(in crate::api) fn write_file_events(
+        &self,
+        events: &[FileEvent],
+        o: &Origin,
+        new_key: bool,
+    ) {
         let sys = &self.inner.sys;
         let loggers = sys.loggers.current();
         for e in events {
@@ -84,7 +89,7 @@ impl Kernel {
 
     /// Cleanup (unless done) and Close of file object `object`, FileDelete at the key's last
     /// close; the file goes away if a delete was pending.
-    pub(crate) fn file_close(&self, owner: u64, pid: u32, object: u64, cleanup: bool) {
+    pub(in crate::api) fn file_close(&self, owner: u64, pid: u32, object: u64, cleanup: bool) {
         let sys = &self.inner.sys;
         let wanted = sys.loggers.wants(FILE_EVENTS);
         let origin = wanted.then(|| self.origin_of(owner, pid));
@@ -280,11 +285,11 @@ impl Process {
 /// [`close`](Self::close), [`cleanup`](Self::cleanup) or its process's exit.
 #[derive(Debug)]
 pub struct FileHandle {
-    pub(crate) process: Process,
-    pub(crate) object: u64,
-    pub(crate) key: u64,
-    pub(crate) path: String,
-    pub(crate) data: Arc<FileData>,
+    pub(in crate::api) process: Process,
+    pub(in crate::api) object: u64,
+    pub(in crate::api) key: u64,
+    pub(in crate::api) path: String,
+    pub(in crate::api) data: Arc<FileData>,
 }
 
 impl FileHandle {

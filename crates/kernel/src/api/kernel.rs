@@ -290,13 +290,13 @@ impl std::fmt::Debug for Kernel {
 }
 
 pub(crate) struct KernelInner {
-    pub(crate) config: KernelConfig,
-    pub(crate) control: ReentrantMutex<()>,
-    pub(crate) state: Mutex<State>,
+    pub(in crate::api) config: KernelConfig,
+    pub(in crate::api) control: ReentrantMutex<()>,
+    pub(in crate::api) state: Mutex<State>,
     /// (start key, pid) of the System process.
-    pub(crate) system: (u64, u32),
+    pub(in crate::api) system: (u64, u32),
     /// The data plane's part: identity, clock, journal, EVENT_KEY counter, owner thread.
-    pub(crate) core: DataCore,
+    pub(in crate::api) core: DataCore,
     /// Where log files go.
     disk: crate::machine::disk::Disk,
     /// CREATE_ID counter (EVT-16).
@@ -307,7 +307,7 @@ pub(crate) struct KernelInner {
     /// TdhCreatePayloadFilter reads.
     pub(crate) manifests: std::sync::RwLock<crate::control::manifests::ManifestTable>,
     /// The system providers: OS tables, system loggers, kernel manifest providers.
-    pub(crate) sys: crate::system::SystemState,
+    pub(in crate::api) sys: crate::system::SystemState,
 }
 
 impl std::ops::Deref for KernelInner {
@@ -380,7 +380,7 @@ impl Kernel {
         }
     }
 
-    pub(crate) fn exit_process(&self, key: u64, exit_status: i32) {
+    pub(in crate::api) fn exit_process(&self, key: u64, exit_status: i32) {
         if key == self.inner.system.0 {
             return; // the System process never exits
         }
@@ -418,11 +418,11 @@ impl Kernel {
     }
 
     /// The System process's start key.
-    pub(crate) fn system_key(&self) -> u64 {
+    pub(in crate::api) fn system_key(&self) -> u64 {
         self.inner.system.0
     }
 
-    pub(crate) fn id(&self) -> u64 {
+    pub(in crate::api) fn id(&self) -> u64 {
         self.inner.id
     }
 
@@ -430,7 +430,7 @@ impl Kernel {
     /// process-wide kernel number in threaded mode, the seed in deterministic mode (the kernel
     /// number depends on how many kernels were built before, so it would make the ids differ
     /// from run to run).
-    pub(crate) fn new_local_activity_id(&self) -> Guid {
+    pub(in crate::api) fn new_local_activity_id(&self) -> Guid {
         let n = self.inner.activity_ids.fetch_add(1, Ordering::Relaxed) + 1;
         let tag = match self.inner.config.mode {
             ExecutionMode::Deterministic { seed } => seed,
@@ -440,7 +440,7 @@ impl Kernel {
     }
 
     /// The simulated thread a write runs on when none is entered (see `thread`).
-    pub(crate) fn implicit_thread(&self, process_key: u64) -> Arc<ThreadState> {
+    pub(in crate::api) fn implicit_thread(&self, process_key: u64) -> Arc<ThreadState> {
         let deterministic = self.is_deterministic();
         let cpus = u64::from(self.cpu_count());
         let kid = self.inner.id;
@@ -486,7 +486,7 @@ impl Kernel {
     /// Stops a session whose log file is full (SES-62), as the System process: providers are
     /// disabled with callbacks, the final statistics are kept; later control calls on it get
     /// ERROR_WMI_INSTANCE_NOT_FOUND.
-    pub(crate) fn stop_full_session(&self, ctx: &Arc<LoggerContext>) {
+    pub(in crate::api) fn stop_full_session(&self, ctx: &Arc<LoggerContext>) {
         if ctx.is_running() {
             let _ = self.stop_trace(
                 &self.system_process(),
@@ -496,7 +496,7 @@ impl Kernel {
     }
 
     /// Stops every session whose log file filled up during logger work.
-    pub(crate) fn reap_full_sessions(&self) {
+    pub(in crate::api) fn reap_full_sessions(&self) {
         for ctx in self.running_sessions_where(|c| c.stop_requested()) {
             self.notify_session(
                 crate::control::notify::SessionNotification::LogfileError,
@@ -589,14 +589,14 @@ impl Kernel {
     }
 
     /// Records what `event` builds, if a journal is kept (nothing is built otherwise).
-    pub(crate) fn note(&self, event: impl FnOnce() -> JournalEvent) {
+    pub(in crate::api) fn note(&self, event: impl FnOnce() -> JournalEvent) {
         if let Some(j) = &self.inner.journal {
             j.push(self.inner.clock.peek(), event());
         }
     }
 
     /// Records a control call and its result, if a journal is kept.
-    pub(crate) fn note_control<T>(
+    pub(in crate::api) fn note_control<T>(
         &self,
         call: impl FnOnce() -> String,
         target: impl FnOnce() -> String,
@@ -613,13 +613,13 @@ impl Kernel {
         f(&self.inner.state.lock())
     }
 
-    pub(crate) fn with_state_mut<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
+    pub(in crate::api) fn with_state_mut<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
         f(&mut self.inner.state.lock())
     }
 
     /// Runs one control operation: `f` changes the tables under the state lock and returns
     /// the callbacks it caused, which then run in order with only the control lock held.
-    pub(crate) fn control<R>(
+    pub(in crate::api) fn control<R>(
         &self,
         f: impl FnOnce(&mut State) -> Result<(R, Vec<Pending>)>,
     ) -> Result<R> {

@@ -9,5 +9,5 @@ pub(crate) mod os;
 pub(crate) mod process;
 pub(crate) mod provider;
 pub(crate) mod session;
-pub(crate) mod sysproviders;
+pub(in crate::api) mod sysproviders;
 pub(crate) mod thread;

@@ -43,7 +43,7 @@ impl Kernel {
     /// current simulated thread (entered, or the implicit one), that thread's CPU, and the
     /// clock now. Call without holding the OS lock (the implicit thread may take the state
     /// lock).
-    pub(crate) fn origin_of(&self, key: u64, pid: u32) -> Origin {
+    pub(in crate::api) fn origin_of(&self, key: u64, pid: u32) -> Origin {
         let (tid, cpu) = crate::data::local::with_current(self, key, |t| {
             (t.tid, t.cpu.load(Ordering::Relaxed) as usize)
         });
@@ -67,7 +67,7 @@ impl Kernel {
     }
 
     /// An origin in the System process on no particular thread (rundowns).
-    pub(crate) fn system_origin(&self) -> Origin {
+    pub(in crate::api) fn system_origin(&self) -> Origin {
         Origin {
             pid: self.system_process().pid(),
             tid: 0,
@@ -80,7 +80,7 @@ impl Kernel {
 impl Kernel {
     /// Records a started process in the OS table and writes Process Start (KRN-09) and the
     /// Kernel-Process ProcessStart event (KRN-43).
-    pub(crate) fn os_process_started(&self, key: u64, spec: &crate::ProcessSpec, pid: u32) {
+    pub(in crate::api) fn os_process_started(&self, key: u64, spec: &crate::ProcessSpec, pid: u32) {
         let token = &spec.token;
         let parent = spec.parent.unwrap_or(0);
         let row = OsProcess {
@@ -127,7 +127,7 @@ impl Kernel {
 
     /// Ends a process on the OS side: its open files are closed, its threads end, its images
     /// unload, then Process End with `exit_status`.
-    pub(crate) fn os_process_exited(&self, key: u64, exit_status: i32) {
+    pub(in crate::api) fn os_process_exited(&self, key: u64, exit_status: i32) {
         let sys = &self.inner.sys;
         let objects: Vec<u64> = sys
             .os
@@ -178,7 +178,7 @@ impl Kernel {
     }
 
     /// Records a started thread and writes Thread Start.
-    pub(crate) fn os_thread_started(&self, key: u64, tid: u32, cpu: u16) {
+    pub(in crate::api) fn os_thread_started(&self, key: u64, tid: u32, cpu: u16) {
         let sys = &self.inner.sys;
         let pid = {
             let mut os = sys.os.lock();
@@ -192,7 +192,7 @@ impl Kernel {
     }
 
     /// Removes a thread and writes Thread End.
-    pub(crate) fn os_thread_exited(&self, key: u64, tid: u32) {
+    pub(in crate::api) fn os_thread_exited(&self, key: u64, tid: u32) {
         let sys = &self.inner.sys;
         let (pid, cpu) = {
             let mut os = sys.os.lock();
@@ -271,7 +271,7 @@ impl Kernel {
         }
     }
 
-    pub(crate) fn os_image_unloaded(&self, key: u64, base: u64) {
+    pub(in crate::api) fn os_image_unloaded(&self, key: u64, base: u64) {
         let sys = &self.inner.sys;
         let (pid, row) = {
             let mut os = sys.os.lock();
@@ -346,7 +346,7 @@ impl Process {
 impl Kernel {
     /// StartTrace's hook: a system logger joins the kernel-event table with its EnableFlags
     /// and gets the DCStart rundown (SES-70, KRN-31).
-    pub(crate) fn system_session_started(&self, ctx: &Arc<LoggerContext>) {
+    pub(in crate::api) fn system_session_started(&self, ctx: &Arc<LoggerContext>) {
         if !ctx.cfg.system_logger {
             return;
         }
@@ -361,7 +361,7 @@ impl Kernel {
 
     /// ControlTrace(UPDATE)'s hook: the new EnableFlags replace the whole group mask (SES-77;
     /// the later words are cleared — choice).
-    pub(crate) fn system_flags_updated(&self, ctx: &Arc<LoggerContext>) {
+    pub(in crate::api) fn system_flags_updated(&self, ctx: &Arc<LoggerContext>) {
         let loggers = &self.inner.sys.loggers;
         if let Some(l) = loggers.find(ctx) {
             let flags = ctx.live.lock().enable_flags;
@@ -371,7 +371,7 @@ impl Kernel {
 
     /// STOP's hook, after the session is marked stopping and before its final flush: DCEnd
     /// and FileRundown into it (KRN-31, KRN-32, KRN-37), then it leaves the table.
-    pub(crate) fn system_session_stopping(&self, ctx: &Arc<LoggerContext>) {
+    pub(in crate::api) fn system_session_stopping(&self, ctx: &Arc<LoggerContext>) {
         let sys = &self.inner.sys;
         sys.rundown_sessions.lock().remove(&ctx.handle.0);
         if let Some(l) = sys.loggers.find(ctx) {
@@ -446,7 +446,13 @@ impl Kernel {
 }
 
 /// Writes one Process / Thread / Image event to the system loggers with `flag`.
-pub(crate) fn emit_classic(k: &Kernel, flag: u32, schema: &Schema, values: &[Value], o: &Origin) {
+pub(in crate::api) fn emit_classic(
+    k: &Kernel,
+    flag: u32,
+    schema: &Schema,
+    values: &[Value],
+    o: &Origin,
+) {
     if let Some(p) = emit::payload(schema, values) {
         emit::classic(&k.inner.sys.loggers.current(), flag, schema, &p, o);
     }
@@ -455,10 +461,10 @@ pub(crate) fn emit_classic(k: &Kernel, flag: u32, schema: &Schema, values: &[Val
 /// An image mapped into a process (`LoadLibrary`): unload it with [`Image::unload`].
 #[derive(Clone, Debug)]
 pub struct Image {
-    pub(crate) process: Process,
-    pub(crate) base: u64,
-    pub(crate) size: u64,
-    pub(crate) path: Arc<str>,
+    pub(in crate::api) process: Process,
+    pub(in crate::api) base: u64,
+    pub(in crate::api) size: u64,
+    pub(in crate::api) path: Arc<str>,
 }
 
 impl Image {

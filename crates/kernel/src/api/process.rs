@@ -28,9 +28,9 @@ impl ProcessSpec {
 /// tests give a call its caller: PID for scope filters, token for access checks.
 #[derive(Clone)]
 pub struct Process {
-    pub(crate) kernel: Kernel,
-    pub(crate) start_key: u64,
-    pub(crate) pid: u32,
+    pub(in crate::api) kernel: Kernel,
+    pub(in crate::api) start_key: u64,
+    pub(in crate::api) pid: u32,
 }
 
 impl std::fmt::Debug for Process {
@@ -58,7 +58,7 @@ impl Process {
         &self.kernel
     }
 
-    pub(crate) fn record(&self) -> ProcessRecord {
+    pub(in crate::api) fn record(&self) -> ProcessRecord {
         self.kernel
             .with_state(|s| s.processes.get(&self.start_key).cloned())
             .expect("a Process handle always names a row of its kernel's table")

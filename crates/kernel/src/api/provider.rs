@@ -52,8 +52,8 @@ use std::sync::Arc;
 /// Dropping it unregisters (EventUnregister), with no callback (PRV-08).
 #[doc(alias = "REGHANDLE")]
 pub struct Provider {
-    pub(crate) kernel: Kernel,
-    pub(crate) reg: Arc<RegEntry>,
+    pub(in crate::api) kernel: Kernel,
+    pub(in crate::api) reg: Arc<RegEntry>,
 }
 
 impl std::fmt::Debug for Provider {
@@ -454,7 +454,11 @@ impl Provider {
 
 impl Kernel {
     /// [`Provider::explain`] for registration `reg`.
-    pub(crate) fn explain_reg(&self, reg: &Arc<RegEntry>, event: &EventView<'_>) -> Explanation {
+    pub(in crate::api) fn explain_reg(
+        &self,
+        reg: &Arc<RegEntry>,
+        event: &EventView<'_>,
+    ) -> Explanation {
         let event = &EventView {
             inprivate: event.inprivate || reg.inprivate,
             ..*event

@@ -52,14 +52,14 @@ use std::sync::atomic::Ordering;
 /// and [`Session::query`] shows the values in force, not the ones asked for.
 #[must_use = "a SessionBuilder does nothing until start() is called"]
 pub struct SessionBuilder {
-    pub(crate) kernel: Kernel,
-    pub(crate) caller: Option<Process>,
-    pub(crate) config: SessionConfig,
-    pub(crate) sink: Option<Box<dyn Sink>>,
+    pub(in crate::api) kernel: Kernel,
+    pub(in crate::api) caller: Option<Process>,
+    pub(in crate::api) config: SessionConfig,
+    pub(in crate::api) sink: Option<Box<dyn Sink>>,
     /// The bits `mode(..)` added, if it was called.
-    pub(crate) mode: Option<LogFileMode>,
-    pub(crate) real_time: bool,
-    pub(crate) buffering: bool,
+    pub(in crate::api) mode: Option<LogFileMode>,
+    pub(in crate::api) real_time: bool,
+    pub(in crate::api) buffering: bool,
 }
 
 impl std::fmt::Debug for SessionBuilder {
@@ -187,7 +187,7 @@ impl SessionBuilder {
 /// started it. Dropping the handle leaves the session running (SES-16).
 #[derive(Clone, Debug)]
 pub struct Session {
-    pub(crate) kernel: Kernel,
+    pub(in crate::api) kernel: Kernel,
     pub(crate) ctx: Arc<LoggerContext>,
     pub(crate) caller: Process,
 }
@@ -524,7 +524,7 @@ impl Kernel {
     /// ControlTrace(STOP) in two phases: mark the session stopping and disable its providers
     /// (the callbacks run with the session still listed, so a second STOP from a callback
     /// sees `ERROR_ACTIVE_CONNECTIONS`), then remove it and return the final statistics.
-    pub(crate) fn stop_trace(
+    pub(in crate::api) fn stop_trace(
         &self,
         caller: &Process,
         target: Target<'_>,
@@ -650,7 +650,7 @@ impl Kernel {
 
 impl Kernel {
     /// What StartTrace and UPDATE need of this kernel (`control::session`).
-    pub(crate) fn session_env(&self) -> SessionEnv<'_> {
+    pub(in crate::api) fn session_env(&self) -> SessionEnv<'_> {
         let owner: Arc<dyn crate::data::context::SessionOwner> = self.inner.clone();
         SessionEnv {
             inner: &self.inner.core,

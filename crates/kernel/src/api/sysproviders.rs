@@ -37,7 +37,7 @@ use std::sync::Weak;
 
 /// Which rundown.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Rundown {
+pub(in crate::api) enum Rundown {
     /// At start: DCStart (3).
     Start,
     /// At stop: DCEnd (4) and FileRundown (36).
@@ -47,7 +47,7 @@ pub(crate) enum Rundown {
 }
 
 /// Writes the rundown `kind` of what `l` selects into its session.
-pub(crate) fn rundown(k: &Kernel, l: &SysLogger, kind: Rundown) {
+pub(in crate::api) fn rundown(k: &Kernel, l: &SysLogger, kind: Rundown) {
     let at_stop = kind == Rundown::End;
     let event = if kind == Rundown::End {
         "DCEnd"
@@ -139,7 +139,7 @@ fn file_rundown(
 /// Providers (KRN-03, PRV-28) into system loggers' masks and refuses them elsewhere; runs the
 /// CAPTURE_STATE rundown of SystemTraceControlGuid with a TRACEHANDLE filter (KRN-34,
 /// PRV-27). `Some` ends EnableTraceEx2 with that result.
-pub(crate) fn enable_hook(
+pub(in crate::api) fn enable_hook(
     kernel: &Kernel,
     s: &mut State,
     ctx: &Arc<LoggerContext>,
@@ -185,7 +185,7 @@ pub(crate) fn enable_hook(
 
 /// Kernel-Rundown's enable callback (KRN-35): each session that newly enables it with the
 /// file-name keyword (or any session, on CAPTURE_STATE) gets a FileRundown of the open files.
-pub(crate) fn rundown_provider_notified(k: &Kernel, n: &EnableNotification) {
+pub(in crate::api) fn rundown_provider_notified(k: &Kernel, n: &EnableNotification) {
     let sys = &k.inner.sys;
     let Some(p) = sys.providers.rundown.get() else {
         return;
@@ -220,7 +220,7 @@ pub(crate) fn rundown_provider_notified(k: &Kernel, n: &EnableNotification) {
 /// Registers the kernel provider `guid` (if it is one and is not registered yet) as a
 /// registration of the System process: called by EnableTraceEx2 before it enables `guid`,
 /// with the state lock held, so the enable that follows finds the registration.
-pub(crate) fn ensure_registered(s: &mut State, inner: &Arc<KernelInner>, guid: Guid) {
+pub(in crate::api) fn ensure_registered(s: &mut State, inner: &Arc<KernelInner>, guid: Guid) {
     let providers = &inner.sys.providers;
     let slot = match guid {
         g if g == KERNEL_FILE_PROVIDER => &providers.file,
@@ -280,7 +280,7 @@ fn kernel_file_event(name: &str) -> Option<(u16, u8, u64)> {
 }
 
 /// Writes the Kernel-File event of classic FileIo event `name` whose payload is `payload`.
-pub(crate) fn kernel_file(k: &Kernel, name: &str, payload: &[u8], o: &Origin) {
+pub(in crate::api) fn kernel_file(k: &Kernel, name: &str, payload: &[u8], o: &Origin) {
     let (Some(p), Some((id, version, kw))) =
         (k.inner.sys.providers.file.get(), kernel_file_event(name))
     else {
@@ -297,7 +297,7 @@ fn utf16z(out: &mut Vec<u8>, s: &str) {
 }
 
 /// Kernel-Process ProcessStart (1, v2), from the classic Process values (KRN-43).
-pub(crate) fn process_start(k: &Kernel, values: &[Value], o: &Origin) {
+pub(in crate::api) fn process_start(k: &Kernel, values: &[Value], o: &Origin) {
     let Some(p) = k.inner.sys.providers.process.get() else {
         return;
     };
@@ -337,7 +337,7 @@ pub(crate) fn process_start(k: &Kernel, values: &[Value], o: &Origin) {
 }
 
 /// Kernel-Process ImageLoad (5) (KRN-43).
-pub(crate) fn image_load(k: &Kernel, pid: u32, base: u64, i: &ImageRow, o: &Origin) {
+pub(in crate::api) fn image_load(k: &Kernel, pid: u32, base: u64, i: &ImageRow, o: &Origin) {
     let Some(p) = k.inner.sys.providers.process.get() else {
         return;
     };

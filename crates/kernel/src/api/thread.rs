@@ -53,7 +53,7 @@ impl ActivityControl {
 #[derive(Clone, Debug)]
 pub struct Thread {
     process: Process,
-    pub(crate) state: Arc<ThreadState>,
+    pub(in crate::api) state: Arc<ThreadState>,
 }
 
 /// Keeps a simulated thread current on this OS thread until dropped ([`Thread::enter`]).
@@ -73,7 +73,7 @@ impl Drop for ThreadGuard {
 }
 
 impl Thread {
-    pub(crate) fn new(process: Process, tid: u32, cpu: u16) -> Thread {
+    pub(in crate::api) fn new(process: Process, tid: u32, cpu: u16) -> Thread {
         let state = Arc::new(ThreadState::new(
             process.kernel.id(),
             process.start_key,
@@ -151,7 +151,7 @@ impl Thread {
     }
 }
 
-pub(crate) fn activity_control(
+pub(in crate::api) fn activity_control(
     t: &ThreadState,
     kernel: &crate::Kernel,
     code: ActivityControl,

@@ -72,7 +72,7 @@ impl State {
 impl State {
     /// StartTrace's rights on the session GUID: TRACELOG_CREATE_REALTIME for REAL_TIME,
     /// TRACELOG_CREATE_ONDISK for a log file (SEC-02, SEC-09).
-    pub(crate) fn check_start_rights(
+    pub(in crate::control) fn check_start_rights(
         &self,
         token: &Token,
         guid: Guid,
@@ -92,7 +92,7 @@ impl State {
     /// ControlTrace's rights on the session GUID: WMIGUID_QUERY for QUERY; for the others
     /// (UPDATE, FLUSH, STOP, …) the rights that start a session of its kind (SEC-02 names
     /// UPDATE; the others are a simulator choice).
-    pub(crate) fn check_control_rights(
+    pub(in crate::control) fn check_control_rights(
         &self,
         token: &Token,
         ctx: &crate::data::context::LoggerContext,
@@ -110,7 +110,7 @@ impl State {
     }
 
     /// EnableTraceEx2's right: TRACELOG_GUID_ENABLE on the provider GUID (SEC-02, SEC-04).
-    pub(crate) fn check_enable_rights(
+    pub(in crate::control) fn check_enable_rights(
         &self,
         token: &Token,
         provider: Guid,
@@ -133,7 +133,7 @@ impl State {
     /// May the process `process_key` join provider group `group`? TRACELOG_JOIN_GROUP on the
     /// group GUID when a descriptor applies; open to everyone by default (SEC-11, like
     /// registration, SEC-03).
-    pub(crate) fn may_join_group(&self, process_key: u64, group: Guid) -> bool {
+    pub(in crate::control) fn may_join_group(&self, process_key: u64, group: Guid) -> bool {
         match (self.processes.get(&process_key), self.descriptor_for(group)) {
             (Some(p), Some(sd)) => {
                 access_check(sd, &token_sids(&p.token), AccessMask::TRACELOG_JOIN_GROUP).allowed
@@ -159,7 +159,11 @@ impl State {
 
     /// EventRegister's right: TRACELOG_REGISTER_GUIDS on the provider GUID (SEC-02; open to
     /// everyone by default, SEC-03).
-    pub(crate) fn check_register_rights(&self, token: &Token, provider: Guid) -> Result<()> {
+    pub(in crate::control) fn check_register_rights(
+        &self,
+        token: &Token,
+        provider: Guid,
+    ) -> Result<()> {
         self.check_access(token, provider, TraceOperation::RegisterProvider, true)
     }
 }

@@ -6,8 +6,8 @@
 //! control plane's decisions for one event.
 
 pub(crate) mod access;
-pub(crate) mod controller;
-pub(crate) mod enable;
+pub(in crate::control) mod controller;
+pub(in crate::control) mod enable;
 pub(crate) mod manifests;
 pub(crate) mod notify;
 pub(crate) mod provider;

@@ -70,10 +70,10 @@ pub const WMI_CAPTURE_STATE: u32 = 10;
 #[derive(Debug)]
 pub(crate) struct EnableConfig {
     pub(crate) filter: Arc<SlotFilter>,
-    pub(crate) source_id: Guid,
-    pub(crate) seq: u64,
+    pub(in crate::control) source_id: Guid,
+    pub(in crate::control) seq: u64,
     /// Start keys of the processes a PID filter matched at enable time (FLT-16).
-    pub(crate) pid_scope: Option<Vec<u64>>,
+    pub(in crate::control) pid_scope: Option<Vec<u64>>,
 }
 
 #[derive(Clone, Debug)]
@@ -91,13 +91,13 @@ pub struct GuidEntry {
 }
 
 impl GuidEntry {
-    pub(crate) fn slot_of(&self, h: TraceHandle) -> Option<usize> {
+    pub(in crate::control) fn slot_of(&self, h: TraceHandle) -> Option<usize> {
         self.slots
             .iter()
             .position(|s| s.as_ref().is_some_and(|s| s.logger.handle == h))
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    pub(in crate::control) fn is_empty(&self) -> bool {
         self.regs.is_empty() && self.slots.iter().all(Option::is_none)
     }
 }
@@ -229,7 +229,7 @@ pub(crate) const GROUP_ROUTE_SLOT: u8 = 64;
 ///
 /// A session that enables the provider itself and through its group routes once, with the
 /// provider's own settings (the project's choice: the direct enable is the more specific).
-pub(crate) fn rebuild(
+pub(in crate::control) fn rebuild(
     entry: &GuidEntry,
     group: Option<&GuidEntry>,
     reg: &RegEntry,
@@ -384,7 +384,7 @@ fn filter_chain(entry: &GuidEntry, mask: u8) -> Option<Vec<u8>> {
     Some(out)
 }
 
-pub(crate) fn notify(
+pub(in crate::control) fn notify(
     entry: &GuidEntry,
     reg: &Arc<RegEntry>,
     code: ControlCode,
@@ -437,7 +437,12 @@ pub(crate) fn notify(
 /// The callback a registration hears when the slot with `bit` changed and its masks went from
 /// `old` to `new`: ENABLE when that slot enables it now, or enabled it and others still do;
 /// DISABLE when that slot enabled it and was the last (PRV-09, PRV-10, PRV-16).
-pub(crate) fn change(old: u16, new: u16, bit: u16, classic: bool) -> Option<ControlCode> {
+pub(in crate::control) fn change(
+    old: u16,
+    new: u16,
+    bit: u16,
+    classic: bool,
+) -> Option<ControlCode> {
     if new & bit != 0 || (old & bit != 0 && new != 0) {
         Some(ControlCode::EnableProvider)
     } else if old & bit != 0 || (classic && old != 0 && new == 0) {

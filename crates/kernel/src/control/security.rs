@@ -116,7 +116,7 @@ pub fn default_descriptor() -> SecurityDescriptor {
     )
 }
 
-pub(crate) fn op_name(op: TraceOperation) -> &'static str {
+pub(in crate::control) fn op_name(op: TraceOperation) -> &'static str {
     match op {
         TraceOperation::QuerySession => "WMIGUID_QUERY",
         TraceOperation::StartRealTime => "TRACELOG_CREATE_REALTIME",

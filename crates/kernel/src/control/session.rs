@@ -127,7 +127,7 @@ fn has_printf_counter(path: &str) -> bool {
 }
 
 /// The file-size limit in bytes (SES-44, SES-61); `None` for unlimited.
-pub(crate) fn file_limit_bytes(mode: LogFileMode, max: u32) -> Option<u64> {
+pub(in crate::control) fn file_limit_bytes(mode: LogFileMode, max: u32) -> Option<u64> {
     (max != 0).then(|| {
         let unit = if mode.contains(LogFileMode::USE_KBYTES_FOR_SIZE) {
             1024
@@ -359,7 +359,7 @@ impl SessionTable {
         self.generation
     }
 
-    pub(crate) fn new(max_loggers: u32, disk_free: u64) -> SessionTable {
+    pub(in crate::control) fn new(max_loggers: u32, disk_free: u64) -> SessionTable {
         SessionTable {
             loggers: vec![None; max_loggers as usize + 2],
             live: Vec::new(),
@@ -387,7 +387,7 @@ impl SessionEnv<'_> {
         self.config
     }
 
-    pub(crate) fn cpu_count(&self) -> u16 {
+    pub(in crate::control) fn cpu_count(&self) -> u16 {
         self.config.cpus
     }
 

@@ -14,7 +14,7 @@ use etwsim_types::Guid;
 pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
-    pub(crate) fn next_u64(&mut self) -> u64 {
+    pub(in crate::control) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -23,7 +23,7 @@ impl SplitMix64 {
     }
 
     /// A random RFC 4122 version-4 GUID.
-    pub(crate) fn next_guid(&mut self) -> Guid {
+    pub(in crate::control) fn next_guid(&mut self) -> Guid {
         let v = (u128::from(self.next_u64()) << 64) | u128::from(self.next_u64());
         let v = (v & !(0xF << 76)) | (0x4 << 76); // version 4
         let v = (v & !(0x3 << 62)) | (0x2 << 62); // RFC 4122 variant

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 /// A value published with a version that no other value of its kind, in any kernel, shares:
 /// what a [`VersionCache`] holds.
-pub(crate) trait Versioned {
+pub(in crate::data) trait Versioned {
     /// The value's version.
     fn version(&self) -> u64;
 }
@@ -21,13 +21,13 @@ pub(crate) trait Versioned {
 /// ([`with_versioned`]). A replaced value stays alive in the cache until a newer one takes its
 /// slot. The route tables of provider writes (`RegEntry::with_routes_in`) and
 /// the system loggers of OS operations (`Loggers::with`) are read this way.
-pub(crate) struct VersionCache<T, const N: usize> {
+pub(in crate::data) struct VersionCache<T, const N: usize> {
     slots: [Option<Arc<T>>; N],
     next: usize,
 }
 
 impl<T: Versioned, const N: usize> VersionCache<T, N> {
-    pub(crate) const fn new() -> Self {
+    pub(in crate::data) const fn new() -> Self {
         const { assert!(N > 0, "a version cache holds at least one value") };
         VersionCache {
             slots: [const { None }; N],
@@ -37,7 +37,7 @@ impl<T: Versioned, const N: usize> VersionCache<T, N> {
 
     /// The cached value of version `version`, if any.
     #[inline(always)]
-    pub(crate) fn get(&self, version: u64) -> Option<&T> {
+    pub(in crate::data) fn get(&self, version: u64) -> Option<&T> {
         self.slots
             .iter()
             .flatten()
@@ -62,7 +62,7 @@ impl<T: Versioned, const N: usize> VersionCache<T, N> {
 /// A hit keeps the cache borrowed while `f` runs; `f` has one call site, so it can be inlined
 /// here.
 #[inline(always)]
-pub(crate) fn with_versioned<T: Versioned, const N: usize, R>(
+pub(in crate::data) fn with_versioned<T: Versioned, const N: usize, R>(
     cache: Option<&RefCell<VersionCache<T, N>>>,
     version: u64,
     load: impl FnOnce() -> Arc<T>,

@@ -54,11 +54,11 @@ const STOPPED: u8 = 2;
 /// or the logger and read by QUERY; `Relaxed` both ways — they are statistics, not
 /// synchronisation.
 #[derive(Debug, Default)]
-pub(crate) struct Counters {
-    pub(crate) events_lost: AtomicU64,
-    pub(crate) buffers_written: AtomicU64,
-    pub(crate) log_buffers_lost: AtomicU64,
-    pub(crate) real_time_buffers_lost: AtomicU64,
+pub(in crate::data) struct Counters {
+    pub(in crate::data) events_lost: AtomicU64,
+    pub(in crate::data) buffers_written: AtomicU64,
+    pub(in crate::data) log_buffers_lost: AtomicU64,
+    pub(in crate::data) real_time_buffers_lost: AtomicU64,
 }
 
 /// What a session's logger asks of the kernel that runs it (the kernel implements it; the
@@ -256,7 +256,7 @@ impl LoggerContext {
 
     /// The write path's running check, inside its in-flight bracket (`SeqCst`: the other
     /// half of STOP's handshake, see `BufferPool::enter`).
-    pub(crate) fn accepts_writes(&self) -> bool {
+    pub(in crate::data) fn accepts_writes(&self) -> bool {
         self.state.load(Ordering::SeqCst) == RUNNING
     }
 
@@ -308,7 +308,7 @@ impl LoggerContext {
 
 /// A session's logger thread (threaded mode).
 pub(crate) struct LoggerThread {
-    pub(crate) handle: std::thread::JoinHandle<()>,
-    pub(crate) unparker: crossbeam::sync::Unparker,
-    pub(crate) stop: Arc<AtomicBool>,
+    pub(in crate::data) handle: std::thread::JoinHandle<()>,
+    pub(in crate::data) unparker: crossbeam::sync::Unparker,
+    pub(in crate::data) stop: Arc<AtomicBool>,
 }

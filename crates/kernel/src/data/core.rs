@@ -32,14 +32,14 @@ impl DataCore {
     /// `true` when the calling OS thread may write to this kernel's sessions and control them:
     /// always, unless the kernel is single-threaded and belongs to another thread.
     #[inline]
-    pub(crate) fn on_owner_thread(&self) -> bool {
+    pub(in crate::data) fn on_owner_thread(&self) -> bool {
         self.owner
             .is_none_or(|o| o == crate::machine::thread::os_thread())
     }
 
     /// `Err(WrongThread)` unless [`DataCore::on_owner_thread`].
     #[inline]
-    pub(crate) fn check_thread(&self) -> Result<()> {
+    pub(in crate::data) fn check_thread(&self) -> Result<()> {
         if self.on_owner_thread() {
             Ok(())
         } else {
@@ -48,7 +48,7 @@ impl DataCore {
     }
 
     /// Records `event` in the journal, if one is kept.
-    pub(crate) fn note(&self, event: impl FnOnce() -> JournalEvent) {
+    pub(in crate::data) fn note(&self, event: impl FnOnce() -> JournalEvent) {
         if let Some(j) = &self.journal {
             j.push(self.clock.peek(), event());
         }

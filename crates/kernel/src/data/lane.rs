@@ -50,7 +50,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// What the last write of one registration on this OS thread found (see the module docs).
-pub(crate) struct Lane {
+pub(in crate::data) struct Lane {
     /// The registration (its address: compared, never followed); 0 for an empty lane.
     reg: usize,
     /// Its route-table version when the lane was filled.
@@ -150,7 +150,7 @@ impl<H: Host> EventPath<'_, H> {
     /// module docs), `None` for the shared path to write it. Only for a single-threaded
     /// kernel, for a one-block write with no journal.
     #[inline(never)]
-    pub(crate) fn write_lane(
+    pub(in crate::data) fn write_lane(
         self,
         desc: &EventDescriptor,
         payload: &[u8],
@@ -166,7 +166,7 @@ impl<H: Host> EventPath<'_, H> {
     /// its level and keyword test is the registration's own.
     #[cold]
     #[inline(never)]
-    pub(crate) fn fill_lane(
+    pub(in crate::data) fn fill_lane(
         self,
         routes: &Routes,
         epoch: u64,

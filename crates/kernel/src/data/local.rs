@@ -22,12 +22,12 @@ pub(crate) struct WriterLocal {
     /// Simulated threads entered on this OS thread, innermost last.
     pub(crate) entered: RefCell<Vec<Arc<ThreadState>>>,
     /// Implicit simulated threads of this OS thread (threaded mode), per kernel and process.
-    pub(crate) implicit: RefCell<Vec<Arc<ThreadState>>>,
+    pub(in crate::data) implicit: RefCell<Vec<Arc<ThreadState>>>,
     /// The route tables this thread wrote through recently (`RegEntry::with_routes_in`).
-    pub(crate) routes: RefCell<RouteCache>,
+    pub(in crate::data) routes: RefCell<RouteCache>,
     /// The system loggers' snapshot this thread's OS operations used last
     /// (`Loggers::with`).
-    pub(crate) sys: RefCell<VersionCache<Snapshot, 1>>,
+    pub(in crate::data) sys: RefCell<VersionCache<Snapshot, 1>>,
 }
 
 thread_local! {
@@ -44,7 +44,7 @@ thread_local! {
 /// Runs `f` with this OS thread's [`WriterLocal`]; `None` while the thread's locals are being
 /// destroyed (a write from a thread-local destructor: nothing is cached then).
 #[inline(always)]
-pub(crate) fn with_writer_local<R>(f: impl FnOnce(Option<&WriterLocal>) -> R) -> R {
+pub(in crate::data) fn with_writer_local<R>(f: impl FnOnce(Option<&WriterLocal>) -> R) -> R {
     let mut f = Some(f);
     match WRITER_LOCAL.try_with(|l| (f.take().expect("called once"))(Some(l))) {
         Ok(r) => r,
@@ -86,7 +86,7 @@ pub(crate) fn with_current<R>(
 
 /// [`with_current`] with this OS thread's writer state already at hand.
 #[inline(always)]
-pub(crate) fn current_in<R>(
+pub(in crate::data) fn current_in<R>(
     local: Option<&WriterLocal>,
     kernel: &(impl ThreadSource + ?Sized),
     process_key: u64,
@@ -132,7 +132,7 @@ impl RegEntry {
     /// [`RegEntry::with_routes`] with this OS thread's writer state already at hand (`None`
     /// while the thread's locals are being destroyed: no cache then).
     #[inline(always)]
-    pub(crate) fn with_routes_in<R>(
+    pub(in crate::data) fn with_routes_in<R>(
         &self,
         local: Option<&WriterLocal>,
         f: impl FnOnce(&Routes) -> R,

@@ -97,14 +97,14 @@ impl LoggerContext {
     }
 
     /// Records what `event` builds in the kernel's journal, if it keeps one.
-    pub(crate) fn note(&self, event: impl FnOnce() -> JournalEvent) {
+    pub(in crate::data) fn note(&self, event: impl FnOnce() -> JournalEvent) {
         if let Some(j) = &self.journal {
             j.push(self.clock.peek(), event());
         }
     }
 
     /// Journals a loss counted in `counter`.
-    pub(crate) fn note_loss(
+    pub(in crate::data) fn note_loss(
         &self,
         counter: LossCounter,
         count: u32,
@@ -186,7 +186,7 @@ impl LoggerContext {
     }
 
     /// FlushTimer period in 100-ns ticks, `None` when timed flushes are off (SES-63).
-    pub(crate) fn flush_period(&self) -> Option<u64> {
+    pub(in crate::data) fn flush_period(&self) -> Option<u64> {
         let live = self.live.lock();
         if live.mode.contains(LogFileMode::BUFFERING) {
             return None;

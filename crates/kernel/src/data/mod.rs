@@ -17,19 +17,19 @@
 //!
 //! The buffer pool itself is the `etwsim-buffers` crate.
 
-pub(crate) mod cache;
+pub(in crate::data) mod cache;
 pub(crate) mod classic;
 pub(crate) mod consumer;
 pub(crate) mod context;
 pub(crate) mod core;
 pub(crate) mod file_sink;
-pub(crate) mod lane;
+pub(in crate::data) mod lane;
 pub(crate) mod local;
-pub(crate) mod logger;
+pub(in crate::data) mod logger;
 pub(crate) mod properties;
 pub(crate) mod realtime;
 pub(crate) mod route;
 pub(crate) mod sink;
-pub(crate) mod store;
+pub(in crate::data) mod store;
 pub(crate) mod sys;
 pub(crate) mod write;

@@ -9,14 +9,14 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 /// One buffer as real-time delivery passes it on.
 #[derive(Clone, Debug)]
 pub(crate) struct Delivered {
-    pub(crate) bytes: Arc<[u8]>,
+    pub(in crate::data) bytes: Arc<[u8]>,
     /// The session's EventsLost when the buffer was flushed.
-    pub(crate) events_lost: u32,
+    pub(in crate::data) events_lost: u32,
 }
 
 /// What a consumer's queue holds.
 #[derive(Clone, Debug)]
-pub(crate) enum RtItem {
+pub(in crate::data) enum RtItem {
     Buffer(Delivered),
     /// RTLostEvent (32) or RTLostBuffer (33) before the next buffer.
     Lost(u8),
@@ -24,13 +24,13 @@ pub(crate) enum RtItem {
 
 /// One attached real-time consumer's queue.
 pub(crate) struct ConsumerQueue {
-    pub(crate) items: Mutex<VecDeque<RtItem>>,
+    pub(in crate::data) items: Mutex<VecDeque<RtItem>>,
     capacity: usize,
     /// Buffers this consumer missed since it last received one.
     missed_buffers: AtomicU32,
     /// The session's EventsLost the consumer has been told about.
     seen_events_lost: AtomicU32,
-    pub(crate) closed: AtomicBool,
+    pub(in crate::data) closed: AtomicBool,
 }
 
 impl ConsumerQueue {
@@ -60,16 +60,16 @@ struct RtInner {
 pub(crate) struct RealTime {
     inner: Mutex<RtInner>,
     /// EVT-08: no consumer and the backing store is full — writes fail.
-    pub(crate) full: AtomicBool,
+    pub(in crate::data) full: AtomicBool,
     /// Backing-store size in buffers (BUF-12; a simulator parameter).
     limit: usize,
     /// Signalled on every delivery and at stop, for blocking consumers.
-    pub(crate) signal: Condvar,
-    pub(crate) signal_lock: Mutex<()>,
+    pub(in crate::data) signal: Condvar,
+    pub(in crate::data) signal_lock: Mutex<()>,
 }
 
 impl RealTime {
-    pub(crate) fn new(limit: usize) -> RealTime {
+    pub(in crate::data) fn new(limit: usize) -> RealTime {
         RealTime {
             inner: Mutex::new(RtInner {
                 consumers: Vec::new(),
@@ -83,7 +83,7 @@ impl RealTime {
     }
 
     /// Delivers one buffer. Returns (taken by someone, buffers lost).
-    pub(crate) fn deliver(&self, d: Delivered) -> (bool, u32) {
+    pub(in crate::data) fn deliver(&self, d: Delivered) -> (bool, u32) {
         let mut inner = self.inner.lock();
         inner
             .consumers

@@ -16,7 +16,7 @@ use etwsim_types::{ControlCode, EnableProperty, EventDescriptor, Guid, Keyword, 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-pub(crate) const MASK: u64 = 0xff;
+pub(in crate::data) const MASK: u64 = 0xff;
 pub(crate) const KW0: u64 = 1 << 16;
 /// Every route has a filter-in EVENT_ID list: `id_gate` summarises their union.
 pub(crate) const ID_GATE: u64 = 1 << 17;
@@ -126,7 +126,7 @@ pub(crate) struct Routes {
     /// Exactly one route, whose session asks for no extended item and filters by nothing but
     /// level and keywords (no EVENT_ID / EVENT_NAME / PAYLOAD filter, no EXCLUDE_INPRIVATE):
     /// the write can take the single-session path.
-    pub(crate) single: bool,
+    pub(in crate::data) single: bool,
     /// With `single`: that session's level and keyword test (FLT-01…FLT-07) with its
     /// effective values worked out once here, so the write only compares.
     single_gate: LevelKeywordGate,
@@ -140,7 +140,7 @@ const ROUTE_CACHE_SIZE: usize = 4;
 
 /// The route tables one OS thread wrote through recently (part of its
 /// [`crate::data::local::WriterLocal`]).
-pub(crate) type RouteCache = VersionCache<Routes, ROUTE_CACHE_SIZE>;
+pub(in crate::data) type RouteCache = VersionCache<Routes, ROUTE_CACHE_SIZE>;
 
 impl Versioned for Routes {
     fn version(&self) -> u64 {
@@ -167,14 +167,14 @@ impl RegEntry {
 
     /// The version of the registration's current route table (0 while it has none).
     #[inline(always)]
-    pub(crate) fn routes_version(&self) -> u64 {
+    pub(in crate::data) fn routes_version(&self) -> u64 {
         self.routes_version.load(Ordering::Acquire)
     }
 
     /// The registration's current route table if this OS thread's route cache holds it
     /// (`None` on a miss: [`RegEntry::with_routes_in`] then loads and caches it).
     #[inline(always)]
-    pub(crate) fn cached_routes<'a>(&self, cache: &'a RouteCache) -> Option<&'a Routes> {
+    pub(in crate::data) fn cached_routes<'a>(&self, cache: &'a RouteCache) -> Option<&'a Routes> {
         cache.get(self.routes_version.load(Ordering::Acquire))
     }
 }
@@ -205,19 +205,19 @@ impl Routes {
     /// With `single`: whether the one session's level and keywords take `d` (what
     /// `level_keyword_pass` answers for it).
     #[inline]
-    pub(crate) fn single_passes(&self, d: &EventDescriptor) -> bool {
+    pub(in crate::data) fn single_passes(&self, d: &EventDescriptor) -> bool {
         self.single_gate.passes(d)
     }
 
     /// With `single`: the one session's level and keyword test.
-    pub(crate) fn single_gate(&self) -> LevelKeywordGate {
+    pub(in crate::data) fn single_gate(&self) -> LevelKeywordGate {
         self.single_gate
     }
 
     /// With `single`: whether the session's level and keyword test is `reg`'s own
     /// ([`RegEntry::is_enabled_for`] with its current word and keywords, which `rebuild`
     /// made from this one session): then an event that passed that one passes this one.
-    pub(crate) fn single_gate_is(&self, reg: &RegEntry) -> bool {
+    pub(in crate::data) fn single_gate_is(&self, reg: &RegEntry) -> bool {
         let w = reg.word.load(Ordering::Relaxed);
         let g = &self.single_gate;
         self.single
@@ -280,9 +280,9 @@ pub struct RegEntry {
     all: AtomicU64,
     /// The sessions this registration currently feeds, in slot order; swapped whole by
     /// `rebuild`, loaded without a lock by the event path.
-    pub(crate) routes: ArcSwap<Routes>,
+    pub(in crate::data) routes: ArcSwap<Routes>,
     /// The version of the table in `routes`, stored (Release) after it (`with_routes`).
-    pub(crate) routes_version: AtomicU64,
+    pub(in crate::data) routes_version: AtomicU64,
     /// With [`ID_GATE`] set in `word`: bit `id mod 256` is set for every id some session's
     /// filter-in EVENT_ID list holds (FLT-19). With [`ID_DENY`]: bit `id` is set for every id
     /// below 256 that every session rejects. Same writer and readers as `word`.
@@ -295,7 +295,7 @@ pub struct RegEntry {
     pub(crate) id: u64,
     pub(crate) guid: Guid,
     /// `guid` as the two little-endian words of its GUID bytes, as a record header holds it.
-    pub(crate) guid_words: [u64; 2],
+    pub(in crate::data) guid_words: [u64; 2],
     pub(crate) pid: u32,
     pub(crate) process_key: u64,
     /// The registering process is marked InPrivate: all its events count as InPrivate for
@@ -310,9 +310,9 @@ pub struct RegEntry {
     /// The provider group the traits named (PRV-36), set once with them, under the state lock.
     pub(crate) group: std::sync::OnceLock<Guid>,
     /// The registering process's user SID, binary (SID items, FLT-11).
-    pub(crate) sid: Box<[u8]>,
+    pub(in crate::data) sid: Box<[u8]>,
     /// The registering process's terminal-session id (TS_ID items, FLT-11).
-    pub(crate) ts_id: u32,
+    pub(in crate::data) ts_id: u32,
 }
 
 /// Per-registration information set by EventSetInformation.
@@ -456,7 +456,7 @@ impl RegEntry {
     /// With a deny gate, `false` also when every session rejects `id` (filter-out lists, or a
     /// mix: P12).
     #[inline]
-    pub(crate) fn id_may_pass(&self, id: u16) -> bool {
+    pub(in crate::data) fn id_may_pass(&self, id: u16) -> bool {
         let w = self.word.load(Ordering::Relaxed);
         if w & (ID_GATE | ID_DENY) == 0 {
             return true;
@@ -474,7 +474,7 @@ impl RegEntry {
     /// list (applying to every level and keyword) without `name` (FLT-22); `true` means
     /// "maybe".
     #[inline]
-    pub(crate) fn name_may_pass(&self, name: &str) -> bool {
+    pub(in crate::data) fn name_may_pass(&self, name: &str) -> bool {
         if self.word.load(Ordering::Relaxed) & NAME_GATE == 0 {
             return true;
         }

@@ -147,7 +147,7 @@ impl Sink for MemorySink {
 /// [`TraceRecord::to_event_record`] (CON-02) — what real-time consumers and
 /// [`MemorySink::records`](crate::MemorySink::records) deliver. Records after damage are
 /// dropped.
-pub(crate) fn buffer_events(buffer: &[u8]) -> Vec<EventRecord> {
+pub(in crate::data) fn buffer_events(buffer: &[u8]) -> Vec<EventRecord> {
     etwsim_etl::decode_buffer(buffer, 0).map_or_else(
         |_| Vec::new(),
         |b| {

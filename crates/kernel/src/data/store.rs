@@ -14,7 +14,7 @@ use std::sync::atomic::Ordering;
 /// Stores `bytes` at the record's cursor, zero-padding the last word: one copy, then at most
 /// 7 bytes of padding.
 #[inline(always)]
-pub(crate) fn store_bytes(rec: &mut Record<'_>, bytes: &[u8]) {
+pub(in crate::data) fn store_bytes(rec: &mut Record<'_>, bytes: &[u8]) {
     rec.put(bytes);
     rec.pad8();
 }
@@ -24,7 +24,7 @@ pub(crate) fn store_bytes(rec: &mut Record<'_>, bytes: &[u8]) {
 /// goes through memory and stalls the return): bits 0–2 the kind, 3–34 the record size
 /// (saturating at `u32::MAX`), 35–63 the buffer capacity (at most 16 MB, it fits).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Refusal(NonZeroU64);
+pub(in crate::data) struct Refusal(NonZeroU64);
 
 /// `n` as a `u32`, saturating.
 #[inline]
@@ -39,13 +39,13 @@ impl Refusal {
     const BACKLOG_FULL_KIND: u64 = 4;
     const WRONG_THREAD_KIND: u64 = 5;
     /// EVT-07: no buffer free and the pool at MaximumBuffers.
-    pub(crate) const NO_BUFFER: Refusal =
+    pub(in crate::data) const NO_BUFFER: Refusal =
         Refusal(NonZeroU64::new(Self::NO_BUFFER_KIND).expect("non-zero"));
     /// EVT-08: a real-time session's backing store is full.
-    pub(crate) const BACKLOG_FULL: Refusal =
+    pub(in crate::data) const BACKLOG_FULL: Refusal =
         Refusal(NonZeroU64::new(Self::BACKLOG_FULL_KIND).expect("non-zero"));
     /// A single-threaded kernel's buffers, reached from another OS thread.
-    pub(crate) const WRONG_THREAD: Refusal =
+    pub(in crate::data) const WRONG_THREAD: Refusal =
         Refusal(NonZeroU64::new(Self::WRONG_THREAD_KIND).expect("non-zero"));
     const CAPACITY_MAX: u64 = (1 << 29) - 1;
 
@@ -56,18 +56,18 @@ impl Refusal {
     }
 
     /// EVT-05: larger than any event may be.
-    pub(crate) fn too_large(size: usize) -> Refusal {
+    pub(in crate::data) fn too_large(size: usize) -> Refusal {
         Refusal::packed(Self::TOO_LARGE, size, 0)
     }
 
     /// EVT-06: larger than the session's buffers can hold.
-    pub(crate) fn larger_than_buffer(size: usize, capacity: usize) -> Refusal {
+    pub(in crate::data) fn larger_than_buffer(size: usize, capacity: usize) -> Refusal {
         Refusal::packed(Self::LARGER_THAN_BUFFER, size, capacity)
     }
 
     /// Journals the loss this refusal caused in `ctx` (EventsLost + 1), with its rule.
     #[cold]
-    pub(crate) fn journal(self, ctx: &crate::data::context::LoggerContext) {
+    pub(in crate::data) fn journal(self, ctx: &crate::data::context::LoggerContext) {
         if ctx.journal.is_none() {
             return;
         }
@@ -82,7 +82,7 @@ impl Refusal {
     }
 
     #[cold]
-    pub(crate) fn error(self) -> Error {
+    pub(in crate::data) fn error(self) -> Error {
         let v = self.0.get();
         let size = ((v >> 3) & u64::from(u32::MAX)) as usize;
         let capacity = (v >> 35) as usize;
@@ -100,7 +100,7 @@ impl Refusal {
 /// large for any event (EVT-05) or for its buffers (EVT-06), or a real-time session whose
 /// backlog is full (EVT-08).
 #[inline(always)]
-pub(crate) fn refusal(logger: &LoggerContext, size: usize) -> Option<Refusal> {
+pub(in crate::data) fn refusal(logger: &LoggerContext, size: usize) -> Option<Refusal> {
     let capacity = logger.pool.capacity() as usize;
     if size > MAX_EVENT_SIZE {
         Some(Refusal::too_large(size))
@@ -116,7 +116,7 @@ pub(crate) fn refusal(logger: &LoggerContext, size: usize) -> Option<Refusal> {
 /// The refusal a failed reservation of a `size`-byte record means, in a pool of `capacity`
 /// bytes per buffer: EVT-06 or EVT-07.
 #[cold]
-pub(crate) fn reserve_refusal(e: ReserveError, size: usize, capacity: u64) -> Refusal {
+pub(in crate::data) fn reserve_refusal(e: ReserveError, size: usize, capacity: u64) -> Refusal {
     match e {
         ReserveError::TooBig => Refusal::larger_than_buffer(size, capacity as usize),
         ReserveError::NoBuffer => Refusal::NO_BUFFER,

@@ -32,7 +32,7 @@ pub(crate) const FILE_NAME_VERSION: u8 = 2;
 pub(crate) struct SysLogger {
     pub(crate) ctx: Arc<LoggerContext>,
     /// The effective EnableFlags word (base mask, equivalences, System Providers).
-    pub(crate) flags: AtomicU32,
+    pub(in crate::data) flags: AtomicU32,
     pub(crate) masks: Mutex<Masks>,
     /// FileKeys this session has a name event for (KRN-33).
     pub(crate) named: Mutex<HashSet<u64>>,
@@ -48,7 +48,7 @@ pub(crate) struct Masks {
 }
 
 impl Masks {
-    pub(crate) fn effective(&self) -> GroupMask {
+    pub(in crate::data) fn effective(&self) -> GroupMask {
         self.providers
             .iter()
             .filter_map(|(g, kw)| Some(SystemProvider::by_guid(*g)?.flags_for(*kw)))
@@ -82,7 +82,7 @@ static SNAPSHOT_VERSION: AtomicU64 = AtomicU64::new(0);
 pub(crate) struct Snapshot {
     /// Unique among every kernel's snapshots (0: the empty list a kernel starts with).
     version: u64,
-    pub(crate) list: Vec<Arc<SysLogger>>,
+    pub(in crate::data) list: Vec<Arc<SysLogger>>,
 }
 
 impl Versioned for Snapshot {
@@ -103,11 +103,11 @@ impl std::ops::Deref for Snapshot {
 pub(crate) struct Loggers {
     /// Bits 0–31: the OR of every system logger's effective flags; bit 32 and up: manifest
     /// kernel providers enabled somewhere. An OS operation tests this word first.
-    pub(crate) wanted: AtomicU64,
+    pub(in crate::data) wanted: AtomicU64,
     list: Mutex<Vec<Arc<SysLogger>>>,
-    pub(crate) snapshot: ArcSwap<Snapshot>,
+    pub(in crate::data) snapshot: ArcSwap<Snapshot>,
     /// The version of the snapshot in `snapshot`, stored (Release) after it ([`Loggers::with`]).
-    pub(crate) version: AtomicU64,
+    pub(in crate::data) version: AtomicU64,
 }
 
 impl Loggers {
@@ -218,7 +218,7 @@ pub(crate) fn system_record(schema: &Schema, payload: Vec<u8>, o: &Origin) -> Op
 }
 
 /// An `EVENT_HEADER` record (64-bit) of a manifest kernel provider, timestamp left 0.
-pub(crate) fn event_record(
+pub(in crate::data) fn event_record(
     provider: Guid,
     desc: &EventDescriptor,
     payload: &[u8],
@@ -291,8 +291,8 @@ fn put(
 /// recorded path looks nothing up by name).
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Hook {
-    pub(crate) hook_id: u16,
-    pub(crate) version: u8,
+    pub(in crate::data) hook_id: u16,
+    pub(in crate::data) version: u8,
 }
 
 impl Hook {

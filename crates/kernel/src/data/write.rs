@@ -193,7 +193,7 @@ fn is_independent(route: &Route) -> bool {
 /// checks it), built in registers instead of a byte array.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) fn header_words(
+pub(in crate::data) fn header_words(
     size: u16,
     flags: u16,
     tid: u32,
@@ -211,7 +211,7 @@ pub(crate) fn header_words(
 /// what the single-threaded engine's lane keeps (`data/lane.rs`), so both write the same
 /// bytes.
 #[derive(Copy, Clone, Debug)]
-pub(crate) struct HeaderTemplate {
+pub(in crate::data) struct HeaderTemplate {
     /// Word 0 without the size: HeaderType 0x13 (EVENT_HEADER64), MarkerFlags 0xC0, Flags,
     /// EventProperty 0.
     w0: u64,
@@ -222,7 +222,7 @@ pub(crate) struct HeaderTemplate {
 }
 
 impl HeaderTemplate {
-    pub(crate) const EMPTY: HeaderTemplate = HeaderTemplate {
+    pub(in crate::data) const EMPTY: HeaderTemplate = HeaderTemplate {
         w0: 0,
         w1: 0,
         provider: [0; 2],
@@ -230,7 +230,7 @@ impl HeaderTemplate {
     };
 
     #[inline(always)]
-    pub(crate) fn new(
+    pub(in crate::data) fn new(
         flags: u16,
         tid: u32,
         pid: u32,
@@ -247,7 +247,12 @@ impl HeaderTemplate {
 
     /// The header of a record of `size` bytes stamped `timestamp` with descriptor `d`.
     #[inline(always)]
-    pub(crate) fn words(&self, size: u16, timestamp: i64, d: &EventDescriptor) -> [u64; 10] {
+    pub(in crate::data) fn words(
+        &self,
+        size: u16,
+        timestamp: i64,
+        d: &EventDescriptor,
+    ) -> [u64; 10] {
         [
             self.w0 | u64::from(size),
             self.w1,

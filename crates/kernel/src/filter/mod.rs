@@ -17,7 +17,7 @@
 //! Every limit violation is `ERROR_INVALID_PARAMETER` (FLT-25, the project's choice).
 
 pub(crate) mod flags;
-pub(crate) mod reason;
+pub(in crate::filter) mod reason;
 pub(crate) mod verdict;
 
 use crate::filter::reason::Reason;
@@ -113,11 +113,11 @@ pub struct NameFilter {
 impl NameFilter {
     /// Whether an event passes the filter's own level/keyword gate, which decides whether the
     /// name list applies to it at all (FLT-22).
-    pub(crate) fn gate(&self, desc: &EventDescriptor) -> bool {
+    pub(in crate::filter) fn gate(&self, desc: &EventDescriptor) -> bool {
         level_keyword_accepts(desc, self.level, self.match_any, self.match_all, true)
     }
 
-    pub(crate) fn contains(&self, name: &str) -> bool {
+    pub(in crate::filter) fn contains(&self, name: &str) -> bool {
         self.names.iter().any(|n| n == name)
     }
 
@@ -452,7 +452,7 @@ impl IdFilter {
         IdFilter { filter_in, ids }
     }
 
-    pub(crate) fn passes(&self, id: u16) -> bool {
+    pub(in crate::filter) fn passes(&self, id: u16) -> bool {
         self.ids.binary_search(&id).is_ok() == self.filter_in
     }
 }
@@ -487,7 +487,7 @@ impl Eq for CompiledPayload {}
 /// The validated filters of one (session, provider) pair.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FilterSet {
-    pub(crate) schematized: Option<Vec<u8>>,
+    pub(in crate::filter) schematized: Option<Vec<u8>>,
     pub(crate) pids: Option<Vec<u32>>,
     /// Upper-cased file names.
     pub(crate) executable_names: Option<Vec<String>>,
@@ -496,12 +496,12 @@ pub struct FilterSet {
     pub(crate) payload: Option<CompiledPayload>,
     pub(crate) event_ids: Option<IdFilter>,
     pub(crate) event_names: Option<NameFilter>,
-    pub(crate) stackwalk_ids: Option<IdFilter>,
-    pub(crate) stackwalk_names: Option<NameFilter>,
-    pub(crate) stackwalk_level_kw: Option<(Level, Keyword, Keyword, bool)>,
+    pub(in crate::filter) stackwalk_ids: Option<IdFilter>,
+    pub(in crate::filter) stackwalk_names: Option<NameFilter>,
+    pub(in crate::filter) stackwalk_level_kw: Option<(Level, Keyword, Keyword, bool)>,
     pub(crate) trace_handle: Option<u64>,
     /// The filters as given, for enumeration and learners.
-    pub(crate) given: Vec<EventFilter>,
+    pub(in crate::filter) given: Vec<EventFilter>,
 }
 
 fn split_names(s: &str) -> Vec<String> {
@@ -696,7 +696,7 @@ pub struct SlotFilter {
 /// builds no [`Reason`], or `(bool, Reason)` for [`Provider::explain`](crate::Provider::explain)
 /// and the journal. Each test of the predicate hands its reason as a closure that only the
 /// explaining answer calls.
-pub(crate) trait Outcome {
+pub(in crate::filter) trait Outcome {
     /// Every test passed.
     fn accepted(why: impl FnOnce() -> Reason) -> Self;
     /// A test failed.
@@ -770,7 +770,7 @@ impl LevelKeywordGate {
     /// FLT-02: a level-0 event is never above it), keyword 0 and IGNORE_KEYWORD_0 (FLT-04,
     /// FLT-07), MatchAnyKeyword (FLT-04, FLT-05), MatchAllKeyword (FLT-05, FLT-06).
     #[inline(always)]
-    pub(crate) fn test<R: Outcome>(&self, d: &EventDescriptor) -> Option<R> {
+    pub(in crate::filter) fn test<R: Outcome>(&self, d: &EventDescriptor) -> Option<R> {
         if d.level.0 > self.level {
             // Only a session level below 255 rejects, so it is the session's own (not 0).
             return Some(R::rejected(|| Reason::LevelAbove {
@@ -799,7 +799,7 @@ impl LevelKeywordGate {
 }
 
 /// `session_accepts(ev, s)` of the rules' Appendix A: does the session in enable slot `slot`
-/// record this event of a modern provider? [`decide`] answering `bool`.
+/// record this event of a modern provider? the one predicate (`decide`) answering `bool`.
 #[inline]
 pub fn session_accepts(ev: &EventView<'_>, slot: u8, s: &SlotFilter) -> bool {
     decide(ev, slot, s)
@@ -816,7 +816,7 @@ pub fn session_accepts(ev: &EventView<'_>, slot: u8, s: &SlotFilter) -> bool {
 /// TraceLogging events (FLT-22), and last the payload of manifest events (FLT-18), which is
 /// decoded only for a session whose PAYLOAD filter is bound to the event.
 #[inline(always)]
-pub(crate) fn decide<R: Outcome>(ev: &EventView<'_>, slot: u8, s: &SlotFilter) -> R {
+pub(in crate::filter) fn decide<R: Outcome>(ev: &EventView<'_>, slot: u8, s: &SlotFilter) -> R {
     let d = ev.descriptor;
     let gate = LevelKeywordGate::new(s);
     if let Some(r) = gate.test(d) {
@@ -871,7 +871,7 @@ pub(crate) fn decide<R: Outcome>(ev: &EventView<'_>, slot: u8, s: &SlotFilter) -
 /// (with a name) and events no filter of the aggregate is bound to pass without being
 /// decoded; a bound event's data blocks are decoded with the filter's template (64-bit
 /// pointers: the simulated writers are 64-bit processes) and judged.
-pub(crate) fn payload_passes(ev: &EventView<'_>, s: &SlotFilter) -> bool {
+pub(in crate::filter) fn payload_passes(ev: &EventView<'_>, s: &SlotFilter) -> bool {
     let Some(p) = &s.filters.payload else {
         return true;
     };

@@ -199,7 +199,7 @@ impl OsState {
 }
 
 /// A simulated `EPROCESS` address.
-pub(crate) fn eprocess(key: u64) -> u64 {
+pub(in crate::system) fn eprocess(key: u64) -> u64 {
     0xFFFF_C080_0000_0000 + key * 0x1000
 }
 
@@ -347,7 +347,7 @@ pub(crate) fn schema(
 pub(crate) struct Hooks {
     pub(crate) read: Hook,
     pub(crate) write: Hook,
-    pub(crate) op_end: Hook,
+    pub(in crate::system) op_end: Hook,
     pub(crate) image_load: Hook,
     pub(crate) image_unload: Hook,
     pub(crate) thread_start: Hook,
@@ -588,7 +588,7 @@ impl FileEvent {
 
 /// The FileIo Read / Write values, for the generic encoder ([`rw_record`]'s reference).
 #[cfg(test)]
-pub(crate) fn rw_values(
+pub(in crate::system) fn rw_values(
     offset: u64,
     irp: u64,
     object: u64,
