@@ -83,6 +83,7 @@ fn boot_loop(
         .map_err(|e| Failure::failed(format!("boot failed: {e}")))?;
     let mut files: Vec<PathBuf> = Vec::new();
     for n in 1..=boots {
+        crate::scratch::stop_point();
         if n > 1 {
             machine
                 .reboot()

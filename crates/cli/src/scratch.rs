@@ -8,34 +8,68 @@
 //! status for the signal (130) when the command is interrupted.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-/// The folder, once made; `None` after [`cleanup`].
-static SCRATCH: OnceLock<Mutex<Option<tempfile::TempDir>>> = OnceLock::new();
+/// Set by the signal handler before it removes the folder: the command's own loops stop
+/// making files and wait for the handler to end the process ([`stop_point`]).
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// Called by a long command between two steps (a boot loop, between boots): once a signal
+/// is being handled, the command makes nothing more and waits here for the handler to remove
+/// the folder and end the process with the signal's status.
+pub(crate) fn stop_point() {
+    if STOPPING.load(Ordering::Acquire) {
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
+/// The folder's life: not made yet, made, or removed for good by [`cleanup`] (after which no
+/// new one is made: a command being stopped by a signal must not leave a fresh folder behind
+/// when its own thread asks for one while the handler removes the first).
+enum Scratch {
+    Unmade,
+    Made(tempfile::TempDir),
+    Closed,
+}
+
+/// This process's scratch folder.
+static SCRATCH: OnceLock<Mutex<Scratch>> = OnceLock::new();
 
 /// This process's scratch folder, made (and the signal handler installed) on first use.
 ///
 /// # Errors
 /// When the folder cannot be made under the system's temporary folder.
 pub(crate) fn dir() -> std::io::Result<PathBuf> {
-    let cell = SCRATCH.get_or_init(|| Mutex::new(None));
+    let cell = SCRATCH.get_or_init(|| Mutex::new(Scratch::Unmade));
     let mut guard = cell.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(d) = guard.as_ref() {
-        return Ok(d.path().to_path_buf());
+    match &*guard {
+        Scratch::Made(d) => return Ok(d.path().to_path_buf()),
+        Scratch::Closed => {
+            return Err(std::io::Error::other(
+                "the command is ending: its scratch folder was removed",
+            ));
+        }
+        Scratch::Unmade => {}
     }
     let made = tempfile::Builder::new().prefix("etwsim-").tempdir()?;
     let path = made.path().to_path_buf();
-    *guard = Some(made);
+    *guard = Scratch::Made(made);
     drop(guard);
     // A second handler cannot be installed; the first one serves every later folder too.
     let _ = ctrlc::set_handler(|| {
-        // The command's own thread goes on making files in the folder while this removes
-        // it, so a removal can find the folder not empty: try again until it is gone.
+        // The command's own thread can still be making files in the folder (until its next
+        // `stop_point`), so a removal can find the folder not empty: try again until it is
+        // gone, a bounded number of times.
+        STOPPING.store(true, Ordering::Release);
         let path = cleanup();
-        for _ in 0..1000 {
+        for _ in 0..1_000_000 {
             match &path {
                 Some(p) if p.exists() => {
                     let _ = std::fs::remove_dir_all(p);
+                    std::thread::yield_now();
                 }
                 _ => break,
             }
@@ -45,16 +79,19 @@ pub(crate) fn dir() -> std::io::Result<PathBuf> {
     Ok(path)
 }
 
-/// Removes the scratch folder, if one was made; returns its path.
+/// Removes the scratch folder, if one was made, and makes sure no other is made; returns its
+/// path.
 pub(crate) fn cleanup() -> Option<PathBuf> {
-    let taken = SCRATCH
-        .get()?
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .take()?;
-    let path = taken.path().to_path_buf();
-    drop(taken);
-    Some(path)
+    let cell = SCRATCH.get_or_init(|| Mutex::new(Scratch::Unmade));
+    let mut guard = cell.lock().unwrap_or_else(|e| e.into_inner());
+    match std::mem::replace(&mut *guard, Scratch::Closed) {
+        Scratch::Made(taken) => {
+            let path = taken.path().to_path_buf();
+            drop(taken);
+            Some(path)
+        }
+        Scratch::Unmade | Scratch::Closed => None,
+    }
 }
 
 /// A folder named `name` inside this process's scratch folder, created.
