@@ -54,11 +54,8 @@ pub(crate) fn dir() -> std::io::Result<PathBuf> {
         }
         Scratch::Unmade => {}
     }
-    let made = tempfile::Builder::new().prefix("etwsim-").tempdir()?;
-    let path = made.path().to_path_buf();
-    *guard = Scratch::Made(made);
-    drop(guard);
-    // A second handler cannot be installed; the first one serves every later folder too.
+    // The handler first, then the folder: a signal can never find a folder and no handler.
+    // (A second handler cannot be installed; the first one serves every later folder too.)
     let _ = ctrlc::set_handler(|| {
         // The command's own thread can still be making files in the folder (until its next
         // `stop_point`), so a removal can find the folder not empty: try again until it is
@@ -76,6 +73,10 @@ pub(crate) fn dir() -> std::io::Result<PathBuf> {
         }
         std::process::exit(130);
     });
+    let made = tempfile::Builder::new().prefix("etwsim-").tempdir()?;
+    let path = made.path().to_path_buf();
+    *guard = Scratch::Made(made);
+    drop(guard);
     Ok(path)
 }
 

@@ -24,8 +24,8 @@
 //! shared path, which writes the event and refills the lane. The lane writes the record the
 //! shared path's single-session branch writes (the same [`HeaderTemplate`], the same clock
 //! tick, the same buffer and offset), so the two give the same bytes:
-//! `tests/single_threaded.rs` writes one workload both ways and compares the files, and the
-//! golden scenario of `tests/determinism.rs` gives its golden hash on a single-threaded
+//! `tests/event_path/single_threaded.rs` writes one workload both ways and compares the files, and the
+//! golden scenario of `tests/engine/determinism.rs` gives its golden hash on a single-threaded
 //! kernel too.
 //!
 //! The lane lives in a thread-local, so it is this thread's alone; what it holds keeps the

@@ -737,7 +737,7 @@ impl<H: Host> EventPath<'_, H> {
     /// in registers, and the record written and committed in one step
     /// ([`BufferPool::write_record`]). The same bytes as the general path (the golden
     /// workload hashes and `the_plain_write_path_writes_what_the_general_path_writes` in
-    /// `tests/determinism.rs` check it).
+    /// `tests/engine/determinism.rs` check it).
     #[inline(always)]
     fn emit_plain(
         self,
