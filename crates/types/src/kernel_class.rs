@@ -21,13 +21,6 @@ const fn g(s: &str) -> Guid {
     Guid::from_str_const(s)
 }
 
-/// The 128-bit value (RFC 4122 order) of a GUID written `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`,
-/// at compile time: [`Guid::from_str_const`], kept for callers that still build a GUID
-/// through `Guid::from_u128`.
-pub const fn parse_hex(s: &str) -> u128 {
-    Guid::from_str_const(s).as_u128()
-}
-
 /// The kernel classes with a `HookId` group (KRN-12).
 #[rustfmt::skip]
 pub const KERNEL_CLASSES: &[KernelClass] = &[

@@ -158,7 +158,7 @@ pub struct SystemProvider {
 }
 
 const fn g(s: &str) -> Guid {
-    Guid::from_u128(etwsim_types::kernel_class::parse_hex(s))
+    Guid::from_str_const(s)
 }
 
 /// SYSTEM_PROCESS_KW_* (KRN-05).
