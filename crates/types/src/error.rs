@@ -35,6 +35,9 @@ win32_codes! {
     ERROR_SUCCESS = 0;
     /// Incorrect function (1); EnableTraceEx2 on an unregistered classic provider (PRV-19).
     ERROR_INVALID_FUNCTION = 1;
+    /// The system cannot find the file specified (2); a file opened with FILE_OPEN that does
+    /// not exist, a manifest TdhLoadManifest cannot read.
+    ERROR_FILE_NOT_FOUND = 2;
     /// The system cannot find the path specified (3); a log file's folder does not exist.
     ERROR_PATH_NOT_FOUND = 3;
     /// Access is denied (5).
@@ -71,6 +74,9 @@ win32_codes! {
     ERROR_ARITHMETIC_OVERFLOW = 534;
     /// Invalid access to memory location (998).
     ERROR_NOACCESS = 998;
+    /// Element not found (1168); TDH and TdhCreatePayloadFilter's answer when no schema
+    /// describes the event.
+    ERROR_NOT_FOUND = 1168;
     /// The operation was canceled by the user (1223).
     ERROR_CANCELLED = 1223;
     /// The thread identifier is invalid (1444); a single-threaded kernel called from

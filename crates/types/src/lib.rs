@@ -34,6 +34,7 @@ mod guid;
 pub mod kernel_class;
 mod mode;
 pub mod record;
+pub mod win32_consts;
 
 pub use descriptor::{Channel, EventDescriptor, Keyword, Level, Opcode, Task};
 pub use error::Win32Error;
