@@ -24,16 +24,13 @@ use etwsim_types::{
 
 /// `ERROR_SUCCESS`.
 pub const ERROR_SUCCESS: u32 = Win32Error::ERROR_SUCCESS.code();
-/// `WNODE_FLAG_TRACED_GUID`: must be set in `Wnode.Flags` (SES-22).
-pub const WNODE_FLAG_TRACED_GUID: u32 = 0x0002_0000;
-/// `WNODE_FLAG_VERSIONED_PROPERTIES`: the V2 tail is present (SES-22).
-pub const WNODE_FLAG_VERSIONED_PROPERTIES: u32 = 0x0080_0000;
+pub use etwsim_types::win32_consts::{
+    ENABLE_TRACE_PARAMETERS_VERSION, ENABLE_TRACE_PARAMETERS_VERSION_2, TRACE_GUID_QUERY_INFO,
+    TRACE_GUID_QUERY_LIST, TRACE_GUID_QUERY_PROCESS, WNODE_FLAG_TRACED_GUID,
+    WNODE_FLAG_VERSIONED_PROPERTIES,
+};
 /// `sizeof(EVENT_TRACE_PROPERTIES)` on x64.
 pub const EVENT_TRACE_PROPERTIES_SIZE: u32 = 120;
-/// `ENABLE_TRACE_PARAMETERS_VERSION`.
-pub const ENABLE_TRACE_PARAMETERS_VERSION: u32 = 1;
-/// `ENABLE_TRACE_PARAMETERS_VERSION_2`.
-pub const ENABLE_TRACE_PARAMETERS_VERSION_2: u32 = 2;
 /// `EVENT_TRACE_CONTROL_QUERY`.
 pub const EVENT_TRACE_CONTROL_QUERY: u32 = TraceControl::Query as u32;
 /// `EVENT_TRACE_CONTROL_STOP`.
@@ -1030,13 +1027,6 @@ impl Win32 {
         })
     }
 }
-
-/// `TraceGuidQueryList` (TRACE_QUERY_INFO_CLASS 0).
-pub const TRACE_GUID_QUERY_LIST: u32 = 0;
-/// `TraceGuidQueryInfo` (TRACE_QUERY_INFO_CLASS 1).
-pub const TRACE_GUID_QUERY_INFO: u32 = 1;
-/// `TraceGuidQueryProcess` (TRACE_QUERY_INFO_CLASS 2).
-pub const TRACE_GUID_QUERY_PROCESS: u32 = 2;
 
 /// A `TRACE_GUID_INFO` block as EnumerateTraceGuidsEx(TraceGuidQueryInfo) returns it.
 fn encode_trace_guid_info(info: &etwsim_kernel::TraceGuidInfo) -> Vec<u8> {

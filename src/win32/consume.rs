@@ -9,12 +9,9 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// `PROCESS_TRACE_MODE_REAL_TIME` (CON-02).
-pub const PROCESS_TRACE_MODE_REAL_TIME: u32 = 0x0000_0100;
-/// `PROCESS_TRACE_MODE_RAW_TIMESTAMP` (CON-02).
-pub const PROCESS_TRACE_MODE_RAW_TIMESTAMP: u32 = 0x0000_1000;
-/// `PROCESS_TRACE_MODE_EVENT_RECORD` (CON-02).
-pub const PROCESS_TRACE_MODE_EVENT_RECORD: u32 = 0x1000_0000;
+pub use etwsim_types::win32_consts::{
+    PROCESS_TRACE_MODE_EVENT_RECORD, PROCESS_TRACE_MODE_RAW_TIMESTAMP, PROCESS_TRACE_MODE_REAL_TIME,
+};
 /// `INVALID_PROCESSTRACE_HANDLE` (64-bit callers).
 pub const INVALID_PROCESSTRACE_HANDLE: u64 = u64::MAX;
 /// ProcessTrace takes at most this many handles (CON-03).

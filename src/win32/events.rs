@@ -23,16 +23,12 @@ pub struct EventDataDescriptor<'a> {
     pub reserved: u32,
 }
 
-/// `EVENT_DATA_DESCRIPTOR_TYPE_NONE`: payload (EVT-12).
-pub const EVENT_DATA_DESCRIPTOR_TYPE_NONE: u8 = 0;
-/// `EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA`: TraceLogging event metadata (EVT-12).
-pub const EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA: u8 = 1;
-/// `EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA`: provider traits attached to this event,
-/// ignored when traits were set with EventSetInformation (EVT-12).
-pub const EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA: u8 = 2;
-/// `EVENT_DATA_DESCRIPTOR_TYPE_TIMESTAMP_OVERRIDE`: a 64-bit timestamp for the event, for
-/// relogging (EVT-12).
-pub const EVENT_DATA_DESCRIPTOR_TYPE_TIMESTAMP_OVERRIDE: u8 = 3;
+// The `Type` values (EVT-12); PROVIDER_METADATA is ignored when traits were set with
+// EventSetInformation.
+pub use etwsim_types::win32_consts::{
+    EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA, EVENT_DATA_DESCRIPTOR_TYPE_NONE,
+    EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA, EVENT_DATA_DESCRIPTOR_TYPE_TIMESTAMP_OVERRIDE,
+};
 
 impl<'a> EventDataDescriptor<'a> {
     /// `EventDataDescCreate(&d, ptr, size)`.
@@ -351,8 +347,8 @@ mod tests {
     use etwsim_kernel::{EnableParams, Kernel, Token};
 
     const OK: u32 = ERROR_SUCCESS;
-    const HANDLE: u32 = 6; // ERROR_INVALID_HANDLE
-    const PARAM: u32 = 87; // ERROR_INVALID_PARAMETER
+    const HANDLE: u32 = Win32Error::ERROR_INVALID_HANDLE.code();
+    const PARAM: u32 = Win32Error::ERROR_INVALID_PARAMETER.code();
 
     fn guid(n: u128) -> Guid {
         Guid::from_u128(0x7e57_0000_0000_4000_8000_0000_0001_0000 | n)

@@ -42,7 +42,7 @@ pub const PAYLOADFIELD_IS: u16 = 30;
 /// `PAYLOADFIELD_ISNOT` (31).
 pub const PAYLOADFIELD_ISNOT: u16 = 31;
 /// `PAYLOADFIELD_INVALID` (32): never a valid operator.
-pub const PAYLOADFIELD_INVALID: u16 = 32;
+pub const PAYLOADFIELD_INVALID: u16 = PayloadOperator::INVALID;
 
 /// `PAYLOAD_FILTER_PREDICATE`: `FieldName`, `CompareOp` (a `PAYLOADFIELD_*` value) and
 /// `Value`, the value as text (`None` is NULL).

@@ -5,7 +5,6 @@
 use crate::Result;
 use crate::api::kernel::Kernel;
 use crate::api::process::Process;
-use crate::control::manifests::ERROR_NOT_FOUND;
 use crate::control::manifests::ManifestTable;
 use crate::control::notify::SESSION_NOTIFICATION_GUID;
 use crate::control::notify::SessionNotification;
@@ -218,8 +217,10 @@ impl Kernel {
         match_any: bool,
         predicates: &[Predicate],
     ) -> Result<PayloadFilter> {
+        // TdhCreatePayloadFilter's "the schema information for the provider could not be
+        // found".
         let not_found = |what: String| Error::Other {
-            code: ERROR_NOT_FOUND,
+            code: Win32Error::ERROR_NOT_FOUND,
             context: what,
         };
         let p = self

@@ -263,7 +263,7 @@ impl Process {
                 context: format!("{path:?} exists (FILE_CREATE)"),
             }),
             Err(_) => Err(Error::Other {
-                code: etwsim_types::Win32Error(2),
+                code: etwsim_types::Win32Error::ERROR_FILE_NOT_FOUND,
                 context: format!("{path:?} does not exist"),
             }),
         }

@@ -39,13 +39,9 @@
 //! ```
 
 use etwsim_decode::manifest::Provider as ManifestProvider;
-use etwsim_types::{Guid, Win32Error};
+use etwsim_types::Guid;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-/// `ERROR_NOT_FOUND` (1168): TdhCreatePayloadFilter's "the schema information for the
-/// provider could not be found".
-pub(crate) const ERROR_NOT_FOUND: Win32Error = Win32Error(1168);
 
 /// One kernel's installed providers, by GUID (`KernelInner::manifests`).
 pub(crate) type ManifestTable = BTreeMap<Guid, Arc<ManifestProvider>>;
