@@ -970,7 +970,7 @@ zeroed_default!(
 );
 
 /// `INVALID_PROCESSTRACE_HANDLE` for 64-bit callers: what a failed OpenTrace returns.
-pub const INVALID_PROCESSTRACE_HANDLE: u64 = u64::MAX;
+pub const INVALID_PROCESSTRACE_HANDLE: u64 = etwsim::win32::INVALID_PROCESSTRACE_HANDLE;
 /// `KERNEL_LOGGER_NAMEW` as UTF-16 with its NUL.
 const KERNEL_LOGGER_NAME_UNITS: [u16; 17] = {
     let b = b"NT Kernel Logger\0";

@@ -1,26 +1,30 @@
-// The values etwsim-types defines (LogFileMode, EnableProperty, FilterType, TraceControl,
-// ControlCode, Level, the `record` module's header flags and extended-item types) and the
-// kernel's EnableFlags bits (`event_trace_flag`) are taken from there, so each is written
-// once; the rest are literals of the Windows headers that etwsim has no definition of.
+// The constants of evntrace.h, evntprov.h, evntcons.h and wmistr.h, with Microsoft's names
+// (`etwsim.h` repeats them for C). The rule: a Windows constant is written once. A value the
+// engine also knows is taken from where etwsim defines it: etwsim-types (LogFileMode,
+// EnableProperty, FilterType, TraceControl, ControlCode, Level, Opcode, the `record` module's
+// header flags and extended-item types, `win32_consts` through the Win32 face), or the crate
+// that implements it (the kernel's EnableFlags bits, filter limits, EventWrite flags, WMI
+// request codes, ActivityControl, EventInfoClass). Only the values no other crate knows are
+// literals here.
 use etwsim::{
-    ControlCode, EnableProperty, FilterType, Level, LogFileMode, TraceControl, event_trace_flag,
-    record,
+    ActivityControl, ControlCode, EnableProperty, EventInfoClass, FilterType, Level, LogFileMode,
+    Opcode, TraceControl, event_trace_flag, record,
 };
 
 /// `ENABLE_TRACE_PARAMETERS_VERSION` (evntrace.h).
-pub const ENABLE_TRACE_PARAMETERS_VERSION: u32 = 1;
+pub const ENABLE_TRACE_PARAMETERS_VERSION: u32 = etwsim::win32::ENABLE_TRACE_PARAMETERS_VERSION;
 /// `ENABLE_TRACE_PARAMETERS_VERSION_2` (evntrace.h).
-pub const ENABLE_TRACE_PARAMETERS_VERSION_2: u32 = 2;
+pub const ENABLE_TRACE_PARAMETERS_VERSION_2: u32 = etwsim::win32::ENABLE_TRACE_PARAMETERS_VERSION_2;
 /// `EVENT_ACTIVITY_CTRL_CREATE_ID` (evntprov.h).
-pub const EVENT_ACTIVITY_CTRL_CREATE_ID: u32 = 3;
+pub const EVENT_ACTIVITY_CTRL_CREATE_ID: u32 = ActivityControl::CreateId as u32;
 /// `EVENT_ACTIVITY_CTRL_CREATE_SET_ID` (evntprov.h).
-pub const EVENT_ACTIVITY_CTRL_CREATE_SET_ID: u32 = 5;
+pub const EVENT_ACTIVITY_CTRL_CREATE_SET_ID: u32 = ActivityControl::CreateSetId as u32;
 /// `EVENT_ACTIVITY_CTRL_GET_ID` (evntprov.h).
-pub const EVENT_ACTIVITY_CTRL_GET_ID: u32 = 1;
+pub const EVENT_ACTIVITY_CTRL_GET_ID: u32 = ActivityControl::GetId as u32;
 /// `EVENT_ACTIVITY_CTRL_GET_SET_ID` (evntprov.h).
-pub const EVENT_ACTIVITY_CTRL_GET_SET_ID: u32 = 4;
+pub const EVENT_ACTIVITY_CTRL_GET_SET_ID: u32 = ActivityControl::GetSetId as u32;
 /// `EVENT_ACTIVITY_CTRL_SET_ID` (evntprov.h).
-pub const EVENT_ACTIVITY_CTRL_SET_ID: u32 = 2;
+pub const EVENT_ACTIVITY_CTRL_SET_ID: u32 = ActivityControl::SetId as u32;
 /// `EVENT_CONTROL_CODE_CAPTURE_STATE` (evntprov.h).
 pub const EVENT_CONTROL_CODE_CAPTURE_STATE: ENABLECALLBACK_ENABLED_STATE =
     ControlCode::CaptureState as u32;
@@ -31,13 +35,17 @@ pub const EVENT_CONTROL_CODE_DISABLE_PROVIDER: ENABLECALLBACK_ENABLED_STATE =
 pub const EVENT_CONTROL_CODE_ENABLE_PROVIDER: ENABLECALLBACK_ENABLED_STATE =
     ControlCode::EnableProvider as u32;
 /// `EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA` (evntprov.h): a TraceLogging event's metadata.
-pub const EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA: u32 = 1;
+pub const EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA: u32 =
+    etwsim::win32::EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA as u32;
 /// `EVENT_DATA_DESCRIPTOR_TYPE_NONE` (evntprov.h): event data.
-pub const EVENT_DATA_DESCRIPTOR_TYPE_NONE: u32 = 0;
+pub const EVENT_DATA_DESCRIPTOR_TYPE_NONE: u32 =
+    etwsim::win32::EVENT_DATA_DESCRIPTOR_TYPE_NONE as u32;
 /// `EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA` (evntprov.h): provider traits.
-pub const EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA: u32 = 2;
+pub const EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA: u32 =
+    etwsim::win32::EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA as u32;
 /// `EVENT_DATA_DESCRIPTOR_TYPE_TIMESTAMP_OVERRIDE` (evntprov.h): the event's timestamp.
-pub const EVENT_DATA_DESCRIPTOR_TYPE_TIMESTAMP_OVERRIDE: u32 = 3;
+pub const EVENT_DATA_DESCRIPTOR_TYPE_TIMESTAMP_OVERRIDE: u32 =
+    etwsim::win32::EVENT_DATA_DESCRIPTOR_TYPE_TIMESTAMP_OVERRIDE as u32;
 /// `EVENT_ENABLE_PROPERTY_ENABLE_KEYWORD_0` (evntcons.h).
 pub const EVENT_ENABLE_PROPERTY_ENABLE_KEYWORD_0: u32 = EnableProperty::ENABLE_KEYWORD_0.bits();
 /// `EVENT_ENABLE_PROPERTY_ENABLE_SILOS` (evntcons.h).
@@ -161,9 +169,9 @@ pub const EVENT_HEADER_PROPERTY_RELOGGABLE: u32 = 8;
 /// `EVENT_HEADER_PROPERTY_XML` (evntcons.h).
 pub const EVENT_HEADER_PROPERTY_XML: u32 = 1;
 /// `EVENT_MAX_LEVEL` (evntprov.h).
-pub const EVENT_MAX_LEVEL: u32 = 0xff;
+pub const EVENT_MAX_LEVEL: u32 = Level::MAX.0 as u32;
 /// `EVENT_MIN_LEVEL` (evntprov.h).
-pub const EVENT_MIN_LEVEL: u32 = 0;
+pub const EVENT_MIN_LEVEL: u32 = Level::MIN.0 as u32;
 /// `EVENT_TRACE_ADDTO_TRIAGE_DUMP` (evntrace.h).
 pub const EVENT_TRACE_ADDTO_TRIAGE_DUMP: u32 = LogFileMode::ADDTO_TRIAGE_DUMP.bits();
 /// `EVENT_TRACE_ADD_HEADER_MODE` (evntrace.h).
@@ -297,7 +305,7 @@ pub const EVENT_TRACE_TYPE_ACKFULL: u32 = 0x14;
 /// `EVENT_TRACE_TYPE_ACKPART` (evntrace.h).
 pub const EVENT_TRACE_TYPE_ACKPART: u32 = 0x15;
 /// `EVENT_TRACE_TYPE_CHECKPOINT` (evntrace.h).
-pub const EVENT_TRACE_TYPE_CHECKPOINT: u32 = 8;
+pub const EVENT_TRACE_TYPE_CHECKPOINT: u32 = Opcode::SUSPEND.0 as u32;
 /// `EVENT_TRACE_TYPE_CONFIG` (evntrace.h).
 pub const EVENT_TRACE_TYPE_CONFIG: u32 = 0xb;
 /// `EVENT_TRACE_TYPE_CONFIG_BOOT` (evntrace.h).
@@ -365,17 +373,17 @@ pub const EVENT_TRACE_TYPE_COPY_TCP: u32 = 0x12;
 /// `EVENT_TRACE_TYPE_DBGID_RSDS` (evntrace.h).
 pub const EVENT_TRACE_TYPE_DBGID_RSDS: u32 = 0x40;
 /// `EVENT_TRACE_TYPE_DC_END` (evntrace.h).
-pub const EVENT_TRACE_TYPE_DC_END: u32 = 4;
+pub const EVENT_TRACE_TYPE_DC_END: u32 = Opcode::DC_STOP.0 as u32;
 /// `EVENT_TRACE_TYPE_DC_START` (evntrace.h).
-pub const EVENT_TRACE_TYPE_DC_START: u32 = 3;
+pub const EVENT_TRACE_TYPE_DC_START: u32 = Opcode::DC_START.0 as u32;
 /// `EVENT_TRACE_TYPE_DEQUEUE` (evntrace.h).
-pub const EVENT_TRACE_TYPE_DEQUEUE: u32 = 7;
+pub const EVENT_TRACE_TYPE_DEQUEUE: u32 = Opcode::RESUME.0 as u32;
 /// `EVENT_TRACE_TYPE_DISCONNECT` (evntrace.h).
 pub const EVENT_TRACE_TYPE_DISCONNECT: u32 = 0xd;
 /// `EVENT_TRACE_TYPE_END` (evntrace.h).
-pub const EVENT_TRACE_TYPE_END: u32 = 2;
+pub const EVENT_TRACE_TYPE_END: u32 = Opcode::STOP.0 as u32;
 /// `EVENT_TRACE_TYPE_EXTENSION` (evntrace.h).
-pub const EVENT_TRACE_TYPE_EXTENSION: u32 = 5;
+pub const EVENT_TRACE_TYPE_EXTENSION: u32 = Opcode::EXTENSION.0 as u32;
 /// `EVENT_TRACE_TYPE_FLT_POSTOP_COMPLETION` (evntrace.h).
 pub const EVENT_TRACE_TYPE_FLT_POSTOP_COMPLETION: u32 = 0x63;
 /// `EVENT_TRACE_TYPE_FLT_POSTOP_FAILURE` (evntrace.h).
@@ -391,7 +399,7 @@ pub const EVENT_TRACE_TYPE_FLT_PREOP_INIT: u32 = 0x60;
 /// `EVENT_TRACE_TYPE_GUIDMAP` (evntrace.h).
 pub const EVENT_TRACE_TYPE_GUIDMAP: u32 = 0xa;
 /// `EVENT_TRACE_TYPE_INFO` (evntrace.h).
-pub const EVENT_TRACE_TYPE_INFO: u32 = 0;
+pub const EVENT_TRACE_TYPE_INFO: u32 = Opcode::INFO.0 as u32;
 /// `EVENT_TRACE_TYPE_IO_FLUSH` (evntrace.h).
 pub const EVENT_TRACE_TYPE_IO_FLUSH: u32 = 0xe;
 /// `EVENT_TRACE_TYPE_IO_FLUSH_INIT` (evntrace.h).
@@ -485,9 +493,9 @@ pub const EVENT_TRACE_TYPE_REGSETVALUE: u32 = 0xe;
 /// `EVENT_TRACE_TYPE_REGVIRTUALIZE` (evntrace.h).
 pub const EVENT_TRACE_TYPE_REGVIRTUALIZE: u32 = 0x1a;
 /// `EVENT_TRACE_TYPE_REPLY` (evntrace.h).
-pub const EVENT_TRACE_TYPE_REPLY: u32 = 6;
+pub const EVENT_TRACE_TYPE_REPLY: u32 = Opcode::REPLY.0 as u32;
 /// `EVENT_TRACE_TYPE_RESUME` (evntrace.h).
-pub const EVENT_TRACE_TYPE_RESUME: u32 = 7;
+pub const EVENT_TRACE_TYPE_RESUME: u32 = Opcode::RESUME.0 as u32;
 /// `EVENT_TRACE_TYPE_RETRANSMIT` (evntrace.h).
 pub const EVENT_TRACE_TYPE_RETRANSMIT: u32 = 0xe;
 /// `EVENT_TRACE_TYPE_SECURITY` (evntrace.h).
@@ -497,17 +505,17 @@ pub const EVENT_TRACE_TYPE_SEND: u32 = 0xa;
 /// `EVENT_TRACE_TYPE_SIDINFO` (evntrace.h).
 pub const EVENT_TRACE_TYPE_SIDINFO: u32 = 0xc;
 /// `EVENT_TRACE_TYPE_START` (evntrace.h).
-pub const EVENT_TRACE_TYPE_START: u32 = 1;
+pub const EVENT_TRACE_TYPE_START: u32 = Opcode::START.0 as u32;
 /// `EVENT_TRACE_TYPE_STOP` (evntrace.h).
-pub const EVENT_TRACE_TYPE_STOP: u32 = 2;
+pub const EVENT_TRACE_TYPE_STOP: u32 = Opcode::STOP.0 as u32;
 /// `EVENT_TRACE_TYPE_SUSPEND` (evntrace.h).
-pub const EVENT_TRACE_TYPE_SUSPEND: u32 = 8;
+pub const EVENT_TRACE_TYPE_SUSPEND: u32 = Opcode::SUSPEND.0 as u32;
 /// `EVENT_TRACE_TYPE_TERMINATE` (evntrace.h).
 pub const EVENT_TRACE_TYPE_TERMINATE: u32 = 0xb;
 /// `EVENT_TRACE_TYPE_WINEVT_RECEIVE` (evntrace.h).
-pub const EVENT_TRACE_TYPE_WINEVT_RECEIVE: u32 = 0xf0;
+pub const EVENT_TRACE_TYPE_WINEVT_RECEIVE: u32 = Opcode::RECEIVE.0 as u32;
 /// `EVENT_TRACE_TYPE_WINEVT_SEND` (evntrace.h).
-pub const EVENT_TRACE_TYPE_WINEVT_SEND: u32 = 9;
+pub const EVENT_TRACE_TYPE_WINEVT_SEND: u32 = Opcode::SEND.0 as u32;
 /// `EVENT_TRACE_USE_GLOBAL_SEQUENCE` (evntrace.h).
 pub const EVENT_TRACE_USE_GLOBAL_SEQUENCE: u32 = LogFileMode::USE_GLOBAL_SEQUENCE.bits();
 /// `EVENT_TRACE_USE_KBYTES_FOR_SIZE` (evntrace.h).
@@ -521,39 +529,42 @@ pub const EVENT_TRACE_USE_PAGED_MEMORY: u32 = LogFileMode::USE_PAGED_MEMORY.bits
 /// `EVENT_TRACE_USE_PROCTIME` (evntrace.h).
 pub const EVENT_TRACE_USE_PROCTIME: u32 = 1;
 /// `EVENT_WRITE_FLAG_INPRIVATE` (evntprov.h).
-pub const EVENT_WRITE_FLAG_INPRIVATE: u32 = 2;
+pub const EVENT_WRITE_FLAG_INPRIVATE: u32 = etwsim::EVENT_WRITE_FLAG_INPRIVATE;
 /// `EVENT_WRITE_FLAG_NO_FAULTING` (evntprov.h).
-pub const EVENT_WRITE_FLAG_NO_FAULTING: u32 = 1;
+pub const EVENT_WRITE_FLAG_NO_FAULTING: u32 = etwsim::EVENT_WRITE_FLAG_NO_FAULTING;
 /// `EventProviderBinaryTrackInfo` (evntprov.h).
-pub const EventProviderBinaryTrackInfo: EVENT_INFO_CLASS = 0;
+pub const EventProviderBinaryTrackInfo: EVENT_INFO_CLASS = EventInfoClass::BinaryTrackInfo as i32;
 /// `EventProviderSetReserved1` (evntprov.h).
-pub const EventProviderSetReserved1: EVENT_INFO_CLASS = 1;
+pub const EventProviderSetReserved1: EVENT_INFO_CLASS = EventInfoClass::SetReserved1 as i32;
 /// `EventProviderSetTraits` (evntprov.h).
-pub const EventProviderSetTraits: EVENT_INFO_CLASS = 2;
+pub const EventProviderSetTraits: EVENT_INFO_CLASS = EventInfoClass::SetTraits as i32;
 /// `EventProviderUseDescriptorType` (evntprov.h).
-pub const EventProviderUseDescriptorType: EVENT_INFO_CLASS = 3;
+pub const EventProviderUseDescriptorType: EVENT_INFO_CLASS =
+    EventInfoClass::UseDescriptorType as i32;
 /// `MAX_EVENT_DATA_DESCRIPTORS` (evntprov.h).
-pub const MAX_EVENT_DATA_DESCRIPTORS: u32 = 0x80;
+pub const MAX_EVENT_DATA_DESCRIPTORS: u32 = record::MAX_EVENT_DATA_DESCRIPTORS as u32;
 /// `MAX_EVENT_FILTERS_COUNT` (evntprov.h).
-pub const MAX_EVENT_FILTERS_COUNT: u32 = 0xd;
+pub const MAX_EVENT_FILTERS_COUNT: u32 = etwsim::filter::MAX_EVENT_FILTERS_COUNT as u32;
 /// `MAX_EVENT_FILTER_DATA_SIZE` (evntprov.h).
-pub const MAX_EVENT_FILTER_DATA_SIZE: u32 = 0x400;
+pub const MAX_EVENT_FILTER_DATA_SIZE: u32 = etwsim::filter::MAX_EVENT_FILTER_DATA_SIZE as u32;
 /// `MAX_EVENT_FILTER_EVENT_ID_COUNT` (evntprov.h).
-pub const MAX_EVENT_FILTER_EVENT_ID_COUNT: u32 = 0x40;
+pub const MAX_EVENT_FILTER_EVENT_ID_COUNT: u32 =
+    etwsim::filter::MAX_EVENT_FILTER_EVENT_ID_COUNT as u32;
 /// `MAX_EVENT_FILTER_EVENT_NAME_SIZE` (evntprov.h).
-pub const MAX_EVENT_FILTER_EVENT_NAME_SIZE: u32 = 0x1000;
+pub const MAX_EVENT_FILTER_EVENT_NAME_SIZE: u32 =
+    etwsim::filter::MAX_EVENT_FILTER_EVENT_NAME_SIZE as u32;
 /// `MAX_EVENT_FILTER_PAYLOAD_SIZE` (evntprov.h).
-pub const MAX_EVENT_FILTER_PAYLOAD_SIZE: u32 = 0x1000;
+pub const MAX_EVENT_FILTER_PAYLOAD_SIZE: u32 = etwsim::filter::MAX_EVENT_FILTER_PAYLOAD_SIZE as u32;
 /// `MAX_EVENT_FILTER_PID_COUNT` (evntprov.h).
-pub const MAX_EVENT_FILTER_PID_COUNT: u32 = 8;
+pub const MAX_EVENT_FILTER_PID_COUNT: u32 = etwsim::filter::MAX_EVENT_FILTER_PID_COUNT as u32;
 /// `MAX_MOF_FIELDS` (evntrace.h): the most `MOF_FIELD`s a classic event may carry.
 pub const MAX_MOF_FIELDS: u32 = 0x10;
 /// `PROCESS_TRACE_MODE_EVENT_RECORD` (evntcons.h).
-pub const PROCESS_TRACE_MODE_EVENT_RECORD: u32 = 0x10000000;
+pub const PROCESS_TRACE_MODE_EVENT_RECORD: u32 = etwsim::win32::PROCESS_TRACE_MODE_EVENT_RECORD;
 /// `PROCESS_TRACE_MODE_RAW_TIMESTAMP` (evntcons.h).
-pub const PROCESS_TRACE_MODE_RAW_TIMESTAMP: u32 = 0x1000;
+pub const PROCESS_TRACE_MODE_RAW_TIMESTAMP: u32 = etwsim::win32::PROCESS_TRACE_MODE_RAW_TIMESTAMP;
 /// `PROCESS_TRACE_MODE_REAL_TIME` (evntcons.h).
-pub const PROCESS_TRACE_MODE_REAL_TIME: u32 = 0x100;
+pub const PROCESS_TRACE_MODE_REAL_TIME: u32 = etwsim::win32::PROCESS_TRACE_MODE_REAL_TIME;
 /// `TRACE_LEVEL_CRITICAL` (evntrace.h).
 pub const TRACE_LEVEL_CRITICAL: u32 = Level::CRITICAL.0 as u32;
 /// `TRACE_LEVEL_ERROR` (evntrace.h).
@@ -577,9 +588,9 @@ pub const TRACE_LEVEL_VERBOSE: u32 = Level::VERBOSE.0 as u32;
 /// `TRACE_LEVEL_WARNING` (evntrace.h).
 pub const TRACE_LEVEL_WARNING: u32 = Level::WARNING.0 as u32;
 /// `TRACE_PROVIDER_FLAG_LEGACY` (evntrace.h).
-pub const TRACE_PROVIDER_FLAG_LEGACY: u32 = 1;
+pub const TRACE_PROVIDER_FLAG_LEGACY: u32 = etwsim::TRACE_PROVIDER_FLAG_LEGACY;
 /// `TRACE_PROVIDER_FLAG_PRE_ENABLE` (evntrace.h).
-pub const TRACE_PROVIDER_FLAG_PRE_ENABLE: u32 = 2;
+pub const TRACE_PROVIDER_FLAG_PRE_ENABLE: u32 = etwsim::TRACE_PROVIDER_FLAG_PRE_ENABLE;
 /// `TraceDisallowListQuery` (evntrace.h).
 pub const TraceDisallowListQuery: TRACE_QUERY_INFO_CLASS = 14;
 /// `TraceGroupQueryInfo` (evntrace.h).
@@ -587,11 +598,12 @@ pub const TraceGroupQueryInfo: TRACE_QUERY_INFO_CLASS = 13;
 /// `TraceGroupQueryList` (evntrace.h).
 pub const TraceGroupQueryList: TRACE_QUERY_INFO_CLASS = 12;
 /// `TraceGuidQueryInfo` (evntrace.h).
-pub const TraceGuidQueryInfo: TRACE_QUERY_INFO_CLASS = 1;
+pub const TraceGuidQueryInfo: TRACE_QUERY_INFO_CLASS = etwsim::win32::TRACE_GUID_QUERY_INFO as i32;
 /// `TraceGuidQueryList` (evntrace.h).
-pub const TraceGuidQueryList: TRACE_QUERY_INFO_CLASS = 0;
+pub const TraceGuidQueryList: TRACE_QUERY_INFO_CLASS = etwsim::win32::TRACE_GUID_QUERY_LIST as i32;
 /// `TraceGuidQueryProcess` (evntrace.h).
-pub const TraceGuidQueryProcess: TRACE_QUERY_INFO_CLASS = 2;
+pub const TraceGuidQueryProcess: TRACE_QUERY_INFO_CLASS =
+    etwsim::win32::TRACE_GUID_QUERY_PROCESS as i32;
 /// `TraceInfoReserved15` (evntrace.h).
 pub const TraceInfoReserved15: TRACE_QUERY_INFO_CLASS = 15;
 /// `TraceLbrConfigurationInfo` (evntrace.h).
@@ -637,15 +649,15 @@ pub const TraceUnifiedStackCachingInfo: TRACE_QUERY_INFO_CLASS = 26;
 /// `TraceVersionInfo` (evntrace.h).
 pub const TraceVersionInfo: TRACE_QUERY_INFO_CLASS = 11;
 /// `WMI_CAPTURE_STATE` (wmistr.h).
-pub const WMI_CAPTURE_STATE: WMIDPREQUESTCODE = 10;
+pub const WMI_CAPTURE_STATE: WMIDPREQUESTCODE = etwsim::WMI_CAPTURE_STATE as i32;
 /// `WMI_DISABLE_COLLECTION` (wmistr.h).
 pub const WMI_DISABLE_COLLECTION: WMIDPREQUESTCODE = 7;
 /// `WMI_DISABLE_EVENTS` (wmistr.h).
-pub const WMI_DISABLE_EVENTS: WMIDPREQUESTCODE = 5;
+pub const WMI_DISABLE_EVENTS: WMIDPREQUESTCODE = etwsim::WMI_DISABLE_EVENTS as i32;
 /// `WMI_ENABLE_COLLECTION` (wmistr.h).
 pub const WMI_ENABLE_COLLECTION: WMIDPREQUESTCODE = 6;
 /// `WMI_ENABLE_EVENTS` (wmistr.h).
-pub const WMI_ENABLE_EVENTS: WMIDPREQUESTCODE = 4;
+pub const WMI_ENABLE_EVENTS: WMIDPREQUESTCODE = etwsim::WMI_ENABLE_EVENTS as i32;
 /// `WMI_EXECUTE_METHOD` (wmistr.h).
 pub const WMI_EXECUTE_METHOD: WMIDPREQUESTCODE = 9;
 /// `WMI_GET_ALL_DATA` (wmistr.h).
@@ -653,7 +665,7 @@ pub const WMI_GET_ALL_DATA: WMIDPREQUESTCODE = 0;
 /// `WMI_GET_SINGLE_INSTANCE` (wmistr.h).
 pub const WMI_GET_SINGLE_INSTANCE: WMIDPREQUESTCODE = 1;
 /// `WMI_GLOBAL_LOGGER_ID` (wmistr.h).
-pub const WMI_GLOBAL_LOGGER_ID: u32 = 1;
+pub const WMI_GLOBAL_LOGGER_ID: u32 = etwsim::WMI_GLOBAL_LOGGER_ID as u32;
 /// `WMI_GUIDTYPE_DATA` (wmistr.h).
 pub const WMI_GUIDTYPE_DATA: u32 = 2;
 /// `WMI_GUIDTYPE_EVENT` (wmistr.h).
@@ -705,7 +717,7 @@ pub const WNODE_FLAG_STATIC_INSTANCE_NAMES: u32 = 0x80;
 /// `WNODE_FLAG_TOO_SMALL` (wmistr.h).
 pub const WNODE_FLAG_TOO_SMALL: u32 = 0x20;
 /// `WNODE_FLAG_TRACED_GUID` (wmistr.h).
-pub const WNODE_FLAG_TRACED_GUID: u32 = 0x20000;
+pub const WNODE_FLAG_TRACED_GUID: u32 = etwsim::win32::WNODE_FLAG_TRACED_GUID;
 /// `WNODE_FLAG_USE_GUID_PTR` (wmistr.h).
 pub const WNODE_FLAG_USE_GUID_PTR: u32 = 0x80000;
 /// `WNODE_FLAG_USE_MOF_PTR` (wmistr.h).
@@ -713,4 +725,4 @@ pub const WNODE_FLAG_USE_MOF_PTR: u32 = 0x100000;
 /// `WNODE_FLAG_USE_TIMESTAMP` (wmistr.h).
 pub const WNODE_FLAG_USE_TIMESTAMP: u32 = 0x200;
 /// `WNODE_FLAG_VERSIONED_PROPERTIES` (wmistr.h).
-pub const WNODE_FLAG_VERSIONED_PROPERTIES: u32 = 0x800000;
+pub const WNODE_FLAG_VERSIONED_PROPERTIES: u32 = etwsim::win32::WNODE_FLAG_VERSIONED_PROPERTIES;

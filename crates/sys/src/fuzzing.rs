@@ -39,7 +39,10 @@ use etwsim::win32::{
     EVENT_TRACE_CONTROL_QUERY, EVENT_TRACE_CONTROL_STOP, EVENT_TRACE_CONTROL_UPDATE,
     EventDataDescriptor, EventFilterDescriptor, EventTraceLogfile, EventTraceProperties,
 };
-use etwsim::{EventDescriptor, Guid, Kernel, Keyword, Level, ProcessSpec, Token, TraceHandle};
+use etwsim::{
+    EventDescriptor, Guid, Kernel, Keyword, Level, LogFileMode, ProcessSpec, Token, TraceHandle,
+    Win32Error,
+};
 
 /// The address of an input's first byte (after the kind byte).
 pub const BASE: u64 = 0x1_0000;
@@ -115,29 +118,29 @@ impl Kind {
     }
 }
 
-// Win32 codes (winerror.h).
-const OK: u32 = 0;
-const PATH_NOT_FOUND: u32 = 3;
-const ACCESS_DENIED: u32 = 5;
-const INVALID_HANDLE: u32 = 6;
-const NOT_ENOUGH_MEMORY: u32 = 8;
-const OUTOFMEMORY: u32 = 14;
-const BAD_LENGTH: u32 = 24;
-const NOT_SUPPORTED: u32 = 50;
-const INVALID_PARAMETER: u32 = 87;
-const DISK_FULL: u32 = 112;
-const INSUFFICIENT_BUFFER: u32 = 122;
-const BAD_PATHNAME: u32 = 161;
-const ALREADY_EXISTS: u32 = 183;
-const INVALID_FLAG_NUMBER: u32 = 186;
-const MORE_DATA: u32 = 234;
-const ARITHMETIC_OVERFLOW: u32 = 534;
-const NOACCESS: u32 = 998;
-const CANCELLED: u32 = 1223;
-const NO_SYSTEM_RESOURCES: u32 = 1450;
-const INVALID_TIME: u32 = 1901;
-const WMI_GUID_NOT_FOUND: u32 = 4200;
-const WMI_INSTANCE_NOT_FOUND: u32 = 4201;
+// Win32 codes (winerror.h), short names for the tables below.
+const OK: u32 = Win32Error::ERROR_SUCCESS.code();
+const PATH_NOT_FOUND: u32 = Win32Error::ERROR_PATH_NOT_FOUND.code();
+const ACCESS_DENIED: u32 = Win32Error::ERROR_ACCESS_DENIED.code();
+const INVALID_HANDLE: u32 = Win32Error::ERROR_INVALID_HANDLE.code();
+const NOT_ENOUGH_MEMORY: u32 = Win32Error::ERROR_NOT_ENOUGH_MEMORY.code();
+const OUTOFMEMORY: u32 = Win32Error::ERROR_OUTOFMEMORY.code();
+const BAD_LENGTH: u32 = Win32Error::ERROR_BAD_LENGTH.code();
+const NOT_SUPPORTED: u32 = Win32Error::ERROR_NOT_SUPPORTED.code();
+const INVALID_PARAMETER: u32 = Win32Error::ERROR_INVALID_PARAMETER.code();
+const DISK_FULL: u32 = Win32Error::ERROR_DISK_FULL.code();
+const INSUFFICIENT_BUFFER: u32 = Win32Error::ERROR_INSUFFICIENT_BUFFER.code();
+const BAD_PATHNAME: u32 = Win32Error::ERROR_BAD_PATHNAME.code();
+const ALREADY_EXISTS: u32 = Win32Error::ERROR_ALREADY_EXISTS.code();
+const INVALID_FLAG_NUMBER: u32 = Win32Error::ERROR_INVALID_FLAG_NUMBER.code();
+const MORE_DATA: u32 = Win32Error::ERROR_MORE_DATA.code();
+const ARITHMETIC_OVERFLOW: u32 = Win32Error::ERROR_ARITHMETIC_OVERFLOW.code();
+const NOACCESS: u32 = Win32Error::ERROR_NOACCESS.code();
+const CANCELLED: u32 = Win32Error::ERROR_CANCELLED.code();
+const NO_SYSTEM_RESOURCES: u32 = Win32Error::ERROR_NO_SYSTEM_RESOURCES.code();
+const INVALID_TIME: u32 = Win32Error::ERROR_INVALID_TIME.code();
+const WMI_GUID_NOT_FOUND: u32 = Win32Error::ERROR_WMI_GUID_NOT_FOUND.code();
+const WMI_INSTANCE_NOT_FOUND: u32 = Win32Error::ERROR_WMI_INSTANCE_NOT_FOUND.code();
 
 /// StartTrace (SES-17…SES-30): its page's list, ERROR_DISK_FULL (SES-27) and
 /// ERROR_PATH_NOT_FOUND for a log file in a folder that does not exist (SES-28).
@@ -314,7 +317,7 @@ fn machine() -> Machine {
 /// buffer memory).
 fn try_realtime(m: &Machine, name: &str) -> Option<u64> {
     let mut props = EventTraceProperties::alloc(None);
-    props.log_file_mode = 0x100; // EVENT_TRACE_REAL_TIME_MODE
+    props.log_file_mode = LogFileMode::REAL_TIME.bits();
     let mut handle = 0;
     let code = m
         .win32
@@ -484,7 +487,7 @@ fn instance_name(rest: &[u8]) {
             continue; // StartTrace: ERROR_INVALID_PARAMETER before anything else
         };
         let mut props = EventTraceProperties::alloc(None);
-        props.log_file_mode = 0x100;
+        props.log_file_mode = LogFileMode::REAL_TIME.bits();
         let mut handle = 0;
         let code = m
             .win32
@@ -693,7 +696,7 @@ fn trace_information(rest: &[u8]) {
     let m = machine();
     let kernel_logger = {
         let mut props = EventTraceProperties::alloc(None);
-        props.log_file_mode = 0x100;
+        props.log_file_mode = LogFileMode::REAL_TIME.bits();
         props.wnode.guid = Guid::SYSTEM_TRACE_CONTROL;
         let mut handle = 0;
         let code = m.win32.start_trace(

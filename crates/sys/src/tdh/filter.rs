@@ -6,6 +6,7 @@ use super::{INVALID_PARAMETER, PAYLOAD_FILTER_PREDICATE, items};
 use crate::abi::{EVENT_DESCRIPTOR, EVENT_FILTER_DESCRIPTOR, GUID};
 use crate::ffi_guard;
 use crate::machine::machine;
+use etwsim::decode::manifest::filter::MAX_PAYLOAD_PREDICATES;
 use etwsim::win32::{EventFilterDescriptor, PayloadFilterPredicate};
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -15,7 +16,7 @@ use std::ffi::c_void;
 static AGGREGATES: Mutex<Option<HashMap<u64, Box<[u8]>>>> = Mutex::new(None);
 
 /// The most predicates one filter may have (`MAX_PAYLOAD_PREDICATES`).
-const MAX_PREDICATES: u32 = 8;
+const MAX_PREDICATES: u32 = MAX_PAYLOAD_PREDICATES as u32;
 /// The most filters one aggregate may have: as many as a payload filter descriptor holds.
 const MAX_FILTERS: u32 = 64;
 

@@ -301,14 +301,11 @@ const _: () = {
 
 const INVALID_PARAMETER: u32 = Win32Error::ERROR_INVALID_PARAMETER.code();
 const INSUFFICIENT_BUFFER: u32 = Win32Error::ERROR_INSUFFICIENT_BUFFER.code();
-/// `ERROR_NOT_FOUND` (1168).
-const NOT_FOUND: u32 = 1168;
+const NOT_FOUND: u32 = Win32Error::ERROR_NOT_FOUND.code();
 /// `ERROR_EVT_INVALID_EVENT_DATA` (15005).
 const INVALID_EVENT_DATA: u32 = 15005;
-/// `ERROR_FILE_NOT_FOUND` (2).
-const FILE_NOT_FOUND: u32 = 2;
-/// `ERROR_NOT_SUPPORTED` (50).
-const NOT_SUPPORTED: u32 = 50;
+const FILE_NOT_FOUND: u32 = Win32Error::ERROR_FILE_NOT_FOUND.code();
+const NOT_SUPPORTED: u32 = Win32Error::ERROR_NOT_SUPPORTED.code();
 /// `ERROR_XML_PARSE_ERROR` (1465).
 const XML_PARSE_ERROR: u32 = 1465;
 /// The most `TDH_CONTEXT`s or `PROPERTY_DATA_DESCRIPTOR`s read from a caller.
@@ -362,7 +359,7 @@ struct Record<'a> {
 }
 
 /// `EVENT_HEADER_FLAG_32_BIT_HEADER`.
-const HEADER_32_BIT: u16 = 0x0020;
+const HEADER_32_BIT: u16 = etwsim::record::header_flags::HEADER_32_BIT;
 
 /// The record at `r`.
 ///

@@ -11,67 +11,73 @@ use etwsim::decode::property::PropertyFlags;
 use etwsim::decode::tracelogging::{Arity, EventSchema, FieldDef, InType as TlgIn, ProviderTraits};
 use std::sync::Arc;
 
-/// `TDH_INTYPE_*` numbers used here.
+/// `TDH_INTYPE_*` numbers used here: those the decoder defines come from it; the TDH-only
+/// ones (300 and up) are written here.
 pub(crate) mod intype {
-    pub(crate) const NULL: u16 = 0;
-    pub(crate) const UNICODESTRING: u16 = 1;
-    pub(crate) const ANSISTRING: u16 = 2;
-    pub(crate) const INT8: u16 = 3;
-    pub(crate) const UINT8: u16 = 4;
-    pub(crate) const INT16: u16 = 5;
-    pub(crate) const UINT16: u16 = 6;
-    pub(crate) const INT32: u16 = 7;
-    pub(crate) const UINT32: u16 = 8;
-    pub(crate) const INT64: u16 = 9;
-    pub(crate) const UINT64: u16 = 10;
-    pub(crate) const FLOAT: u16 = 11;
-    pub(crate) const DOUBLE: u16 = 12;
-    pub(crate) const BOOLEAN: u16 = 13;
-    pub(crate) const BINARY: u16 = 14;
-    pub(crate) const GUID: u16 = 15;
-    pub(crate) const POINTER: u16 = 16;
-    pub(crate) const FILETIME: u16 = 17;
-    pub(crate) const SYSTEMTIME: u16 = 18;
-    pub(crate) const SID: u16 = 19;
-    pub(crate) const HEXINT32: u16 = 20;
-    pub(crate) const HEXINT64: u16 = 21;
-    pub(crate) const MANIFEST_COUNTEDSTRING: u16 = 22;
-    pub(crate) const MANIFEST_COUNTEDANSISTRING: u16 = 23;
-    pub(crate) const MANIFEST_COUNTEDBINARY: u16 = 25;
+    use etwsim::decode::manifest::InType as In;
+    use etwsim::decode::tracelogging::InType as TlgIn;
+
+    pub(crate) const NULL: u16 = TlgIn::NULL.0 as u16;
+    pub(crate) const UNICODESTRING: u16 = In::UNICODE_STRING.0;
+    pub(crate) const ANSISTRING: u16 = In::ANSI_STRING.0;
+    pub(crate) const INT8: u16 = In::INT8.0;
+    pub(crate) const UINT8: u16 = In::UINT8.0;
+    pub(crate) const INT16: u16 = In::INT16.0;
+    pub(crate) const UINT16: u16 = In::UINT16.0;
+    pub(crate) const INT32: u16 = In::INT32.0;
+    pub(crate) const UINT32: u16 = In::UINT32.0;
+    pub(crate) const INT64: u16 = In::INT64.0;
+    pub(crate) const UINT64: u16 = In::UINT64.0;
+    pub(crate) const FLOAT: u16 = In::FLOAT.0;
+    pub(crate) const DOUBLE: u16 = In::DOUBLE.0;
+    pub(crate) const BOOLEAN: u16 = In::BOOLEAN.0;
+    pub(crate) const BINARY: u16 = In::BINARY.0;
+    pub(crate) const GUID: u16 = In::GUID.0;
+    pub(crate) const POINTER: u16 = In::POINTER.0;
+    pub(crate) const FILETIME: u16 = In::FILETIME.0;
+    pub(crate) const SYSTEMTIME: u16 = In::SYSTEMTIME.0;
+    pub(crate) const SID: u16 = In::SID.0;
+    pub(crate) const HEXINT32: u16 = In::HEX_INT32.0;
+    pub(crate) const HEXINT64: u16 = In::HEX_INT64.0;
+    pub(crate) const MANIFEST_COUNTEDSTRING: u16 = In::COUNTED_UNICODE_STRING.0;
+    pub(crate) const MANIFEST_COUNTEDANSISTRING: u16 = In::COUNTED_ANSI_STRING.0;
+    pub(crate) const MANIFEST_COUNTEDBINARY: u16 = In::COUNTED_BINARY.0;
     pub(crate) const COUNTEDSTRING: u16 = 300;
     pub(crate) const COUNTEDANSISTRING: u16 = 301;
     pub(crate) const SIZET: u16 = 308;
     pub(crate) const WBEMSID: u16 = 310;
 }
 
-/// `TDH_OUTTYPE_*` numbers used here.
+/// `TDH_OUTTYPE_*` numbers used here, as the decoder defines them.
 pub(crate) mod outtype {
-    pub(crate) const NULL: u16 = 0;
-    pub(crate) const STRING: u16 = 1;
-    pub(crate) const DATETIME: u16 = 2;
-    pub(crate) const BYTE: u16 = 3;
-    pub(crate) const UNSIGNEDBYTE: u16 = 4;
-    pub(crate) const SHORT: u16 = 5;
-    pub(crate) const UNSIGNEDSHORT: u16 = 6;
-    pub(crate) const INT: u16 = 7;
-    pub(crate) const UNSIGNEDINT: u16 = 8;
-    pub(crate) const LONG: u16 = 9;
-    pub(crate) const UNSIGNEDLONG: u16 = 10;
-    pub(crate) const FLOAT: u16 = 11;
-    pub(crate) const DOUBLE: u16 = 12;
-    pub(crate) const BOOLEAN: u16 = 13;
-    pub(crate) const GUID: u16 = 14;
-    pub(crate) const HEXBINARY: u16 = 15;
-    pub(crate) const HEXINT8: u16 = 16;
-    pub(crate) const HEXINT16: u16 = 17;
-    pub(crate) const HEXINT32: u16 = 18;
-    pub(crate) const HEXINT64: u16 = 19;
-    pub(crate) const PORT: u16 = 22;
-    pub(crate) const IPV4: u16 = 23;
-    pub(crate) const IPV6: u16 = 24;
-    pub(crate) const WIN32ERROR: u16 = 30;
-    pub(crate) const NTSTATUS: u16 = 31;
-    pub(crate) const HRESULT: u16 = 32;
+    use etwsim::decode::manifest::OutType as Out;
+
+    pub(crate) const NULL: u16 = Out::NULL.0;
+    pub(crate) const STRING: u16 = Out::STRING.0;
+    pub(crate) const DATETIME: u16 = Out::DATE_TIME.0;
+    pub(crate) const BYTE: u16 = Out::BYTE.0;
+    pub(crate) const UNSIGNEDBYTE: u16 = Out::UNSIGNED_BYTE.0;
+    pub(crate) const SHORT: u16 = Out::SHORT.0;
+    pub(crate) const UNSIGNEDSHORT: u16 = Out::UNSIGNED_SHORT.0;
+    pub(crate) const INT: u16 = Out::INT.0;
+    pub(crate) const UNSIGNEDINT: u16 = Out::UNSIGNED_INT.0;
+    pub(crate) const LONG: u16 = Out::LONG.0;
+    pub(crate) const UNSIGNEDLONG: u16 = Out::UNSIGNED_LONG.0;
+    pub(crate) const FLOAT: u16 = Out::FLOAT.0;
+    pub(crate) const DOUBLE: u16 = Out::DOUBLE.0;
+    pub(crate) const BOOLEAN: u16 = Out::BOOLEAN.0;
+    pub(crate) const GUID: u16 = Out::GUID.0;
+    pub(crate) const HEXBINARY: u16 = Out::HEX_BINARY.0;
+    pub(crate) const HEXINT8: u16 = Out::HEX_INT8.0;
+    pub(crate) const HEXINT16: u16 = Out::HEX_INT16.0;
+    pub(crate) const HEXINT32: u16 = Out::HEX_INT32.0;
+    pub(crate) const HEXINT64: u16 = Out::HEX_INT64.0;
+    pub(crate) const PORT: u16 = Out::PORT.0;
+    pub(crate) const IPV4: u16 = Out::IPV4.0;
+    pub(crate) const IPV6: u16 = Out::IPV6.0;
+    pub(crate) const WIN32ERROR: u16 = Out::WIN32_ERROR.0;
+    pub(crate) const NTSTATUS: u16 = Out::NTSTATUS.0;
+    pub(crate) const HRESULT: u16 = Out::HRESULT.0;
 }
 
 /// The out type TDH reports for a manifest `data` element without `outType`: the in type's
