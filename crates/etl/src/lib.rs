@@ -14,7 +14,7 @@
 //! | [`LogfileHeader`], [`TimeZoneInformation`] | `TRACE_LOGFILE_HEADER`, `TIME_ZONE_INFORMATION` | buffer 0, both ways |
 //! | [`Record`] | a record in a buffer | an [`EventRecord`] or a [`TraceRecord`] |
 //! | [`RecordView`], [`EventView`], [`TraceView`], [`ExtendedItemView`] | | a record borrowed from the buffer it was read from; `to_record()` copies it out |
-//! | [`TraceRecord`], [`RecordKind`] | `SYSTEM_TRACE_HEADER`, `PERFINFO_TRACE_HEADER`, `EVENT_TRACE_HEADER`, `EVENT_INSTANCE_GUID_HEADER`, `MESSAGE_TRACE_HEADER` | every non-`EVENT_HEADER` record |
+//! | [`Trace`], [`TraceRecord`], [`RecordKind`] | `SYSTEM_TRACE_HEADER`, `PERFINFO_TRACE_HEADER`, `EVENT_TRACE_HEADER`, `EVENT_INSTANCE_GUID_HEADER`, `MESSAGE_TRACE_HEADER` | every non-`EVENT_HEADER` record, one struct over its bytes: [`TraceRecord`] = `Trace<Vec<u8>>` owns them, [`TraceView`] = `Trace<&[u8]>` borrows them |
 //! | [`BufferBuilder`], [`decode_buffer`] | `WMI_BUFFER_HEADER` + records | one data buffer, both ways |
 //! | [`lzxpress`] | `COMPRESSION_FORMAT_XPRESS` | the plain LZ77 LZXpress codec of compressed buffers |
 //! | [`Error`] | | what failed, and at which file offset |
@@ -150,7 +150,7 @@ pub use error::{Error, Result};
 pub use header::{LogfileHeader, TimeZoneInformation};
 pub use reader::{FileRecords, LogFile, MAX_FILES, ReadOptions, Reader, RecordPosition};
 pub use record::{
-    InstanceInfo, MessageInfo, Record, RecordKind, TraceRecord, encode_event, message_flags,
+    InstanceInfo, MessageInfo, Record, RecordKind, Trace, TraceRecord, encode_event, message_flags,
 };
 pub use view::{EventView, ExtendedItemView, ExtendedItems, RecordView, TraceView};
 pub use writer::{

@@ -14,14 +14,21 @@
 //! | (byte 3 = 0x90) | `MESSAGE_TRACE_HEADER` (WPP) | 8 + options | bytes 0–1 |
 //!
 //! `EVENT_HEADER` records decode to the shared [`EventRecord`]; every other kind decodes to a
-//! [`TraceRecord`] (the decoder, shared with the borrowed [`RecordView`](crate::RecordView),
+//! [`Trace`] (the decoder, shared with the borrowed [`RecordView`](crate::RecordView),
 //! is in `view.rs`). Each record starts 8-byte aligned; `Size` excludes the pad. The system
 //! and perfinfo headers' Version word announces extra 8-byte words after the fixed header
 //! (bit 0x8000: one, bits 0x0700: that many more) — they are kept apart from the payload in
-//! [`TraceRecord::extended_header`]. A marker of `0xFFFFFFFF` ends a buffer's records.
+//! [`Trace::extended_header`]. A marker of `0xFFFFFFFF` ends a buffer's records.
+//!
+//! [`Trace`] is one struct over its byte storage: [`TraceRecord`] (`Trace<Vec<u8>>`) owns
+//! the extra words and payload, [`TraceView`] (`Trace<&[u8]>`) borrows them from the buffer
+//! they were read from. Both are type aliases, so `TraceRecord { .. }` and `TraceView { .. }`
+//! build them and their fields read the same; the accessors, the encoder and the
+//! conversion to an [`EventRecord`] are written once, for any `B: AsRef<[u8]>`.
 
 use crate::bytes::PutLe;
 use crate::error::{Error, Result};
+use crate::view::TraceView;
 use etwsim_types::record::{
     EVENT_HEADER_SIZE, TRACE_HEADER_MARKER, TRACE_MESSAGE_MARKER, align8, encode_event_header,
     encode_items, header_flags, header_type, record_size,
@@ -133,16 +140,22 @@ pub struct MessageInfo {
     pub component_id: Option<u32>,
 }
 
-/// A record that is not an `EVENT_HEADER` record: kernel system and perfinfo events, classic
-/// (MOF) events, instance events and WPP messages.
+/// A record that is not an `EVENT_HEADER` record — kernel system and perfinfo events, classic
+/// (MOF) events, instance events and WPP messages — over its byte storage `B`.
 ///
-/// Fields a layout lacks are `None` or 0; [`TraceRecord::kind`] says which layout it was.
+/// One definition for both shapes a record takes: [`TraceRecord`] (`Trace<Vec<u8>>`) owns
+/// its extra words and payload; [`TraceView`] (`Trace<&[u8]>`) borrows them from the buffer
+/// it was read from. The header fields are the same values either way, and every method
+/// works on both (`B: AsRef<[u8]>`): [`to_trace_record`](Self::to_trace_record) copies
+/// either out, [`as_view`](Self::as_view) borrows either.
+///
+/// Fields a layout lacks are `None` or 0; [`kind`](Self::kind) says which layout it was.
 #[doc(alias = "SYSTEM_TRACE_HEADER")]
 #[doc(alias = "EVENT_TRACE_HEADER")]
 #[doc(alias = "PERFINFO_TRACE_HEADER")]
 #[doc(alias = "MESSAGE_TRACE_HEADER")]
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct TraceRecord {
+pub struct Trace<B = Vec<u8>> {
     /// The `HeaderType` byte ([`header_type`]); `header_type::MESSAGE` for WPP messages.
     pub header_type: u8,
     /// System/perfinfo: the `Version` word; classic/instance: `Class.Version`; WPP: 0.
@@ -158,7 +171,8 @@ pub struct TraceRecord {
     pub thread_id: Option<u32>,
     /// `ProcessId`, when the layout has one.
     pub process_id: Option<u32>,
-    /// `SystemTime` / `TimeStamp`: raw clock, or FILETIME after conversion (SES-65).
+    /// `SystemTime` / `TimeStamp`: raw clock, or FILETIME after conversion (SES-65; views
+    /// are always raw).
     pub timestamp: Option<i64>,
     /// `KernelTime` (system and classic layouts).
     pub kernel_time: u32,
@@ -170,14 +184,18 @@ pub struct TraceRecord {
     pub message: Option<MessageInfo>,
     /// System/perfinfo: the extra 8-byte words the Version word announces (PMC counters and
     /// similar), between the fixed header and the payload.
-    pub extended_header: Vec<u8>,
+    pub extended_header: B,
     /// The buffer the record came from.
     pub buffer_context: BufferContext,
     /// The payload (MOF data, message arguments…).
-    pub payload: Vec<u8>,
+    pub payload: B,
 }
 
-impl TraceRecord {
+/// A [`Trace`] record that owns its bytes: what [`LogFile::records`](crate::LogFile::records)
+/// and the [`Reader`](crate::Reader) yield, and what writers encode.
+pub type TraceRecord = Trace<Vec<u8>>;
+
+impl<B: AsRef<[u8]>> Trace<B> {
     /// The record as ProcessTrace presents a non-`EVENT_HEADER` record in EVENT_RECORD mode
     /// (CON-02, KRN-13):
     ///
@@ -238,7 +256,7 @@ impl TraceRecord {
         let unknown = u32::MAX; // KRN-15: perfinfo records have no thread or process
         EventRecord {
             header: etwsim_types::EventHeader {
-                size: (EVENT_HEADER_SIZE + self.payload.len()).min(usize::from(u16::MAX)) as u16,
+                size: (EVENT_HEADER_SIZE + self.payload_len()).min(usize::from(u16::MAX)) as u16,
                 header_type: u16::from(self.header_type),
                 flags,
                 event_property: 0,
@@ -253,32 +271,37 @@ impl TraceRecord {
             },
             buffer_context: self.buffer_context,
             extended_data,
-            user_data: self.payload.clone(),
+            user_data: self.payload.as_ref().to_vec(),
         }
     }
 
     /// The layout family; `None` for a `header_type` no layout has.
+    #[inline]
     pub fn kind(&self) -> Option<RecordKind> {
         RecordKind::from_header_type(self.header_type).filter(|k| *k != RecordKind::Event)
     }
 
     /// The group (high byte of the HookId) of a system or perfinfo record.
+    #[inline]
     pub fn group(&self) -> u8 {
         (self.hook_id >> 8) as u8
     }
 
     /// The event type / opcode: the HookId's low byte for system and perfinfo records,
     /// `Class.Type` for classic ones.
+    #[inline]
     pub fn event_type(&self) -> u8 {
         self.hook_id as u8
     }
 
     /// Bytes of payload.
+    #[inline]
     pub fn payload_len(&self) -> usize {
-        self.payload.len()
+        self.payload.as_ref().len()
     }
 
     /// Pointer size of the writer: from the header type, or from a message's POINTER flags.
+    #[inline]
     pub fn pointer_size(&self) -> Option<u8> {
         use header_type as h;
         match self.header_type {
@@ -308,7 +331,7 @@ impl TraceRecord {
             (RecordKind::Message, Some(m)) => message_options_len(m.option_flags),
             _ => 0,
         };
-        kind.fixed_size() + options + self.extended_header.len() + self.payload.len()
+        kind.fixed_size() + options + self.extended_header.as_ref().len() + self.payload_len()
     }
 
     /// Encodes the record (`Size` = [`encoded_len`](Self::encoded_len), not padded).
@@ -328,7 +351,7 @@ impl TraceRecord {
             size,
             max: usize::from(u16::MAX),
         })?;
-        let ext = &self.extended_header;
+        let ext = self.extended_header.as_ref();
         let system_like = matches!(
             kind,
             RecordKind::System | RecordKind::CompactSystem | RecordKind::PerfInfo
@@ -417,9 +440,53 @@ impl TraceRecord {
             // `kind()` never returns Event: EVENT_HEADER records are `EventRecord`s.
             RecordKind::Event => {}
         }
-        o.extend_from_slice(&self.payload);
+        o.extend_from_slice(self.payload.as_ref());
         debug_assert_eq!(o.len(), size);
         Ok(o)
+    }
+
+    /// An owned copy: the same fields, the extra words and payload copied out (for a
+    /// [`TraceRecord`], a clone). `TraceRecord::from(&view)` says the same.
+    pub fn to_trace_record(&self) -> TraceRecord {
+        self.with_bytes(
+            self.extended_header.as_ref().to_vec(),
+            self.payload.as_ref().to_vec(),
+        )
+    }
+
+    /// The record borrowed as a [`TraceView`]: the same fields, the extra words and payload
+    /// as slices of this record's (so code written for views takes owned records too).
+    #[inline]
+    pub fn as_view(&self) -> TraceView<'_> {
+        self.with_bytes(self.extended_header.as_ref(), self.payload.as_ref())
+    }
+
+    /// The header fields over other byte storage: the one place a conversion lists them.
+    #[inline]
+    fn with_bytes<C>(&self, extended_header: C, payload: C) -> Trace<C> {
+        Trace {
+            header_type: self.header_type,
+            version: self.version,
+            hook_id: self.hook_id,
+            level: self.level,
+            guid: self.guid,
+            thread_id: self.thread_id,
+            process_id: self.process_id,
+            timestamp: self.timestamp,
+            kernel_time: self.kernel_time,
+            user_time: self.user_time,
+            instance: self.instance,
+            message: self.message,
+            extended_header,
+            buffer_context: self.buffer_context,
+            payload,
+        }
+    }
+}
+
+impl<B: AsRef<[u8]>> From<&Trace<B>> for TraceRecord {
+    fn from(t: &Trace<B>) -> TraceRecord {
+        t.to_trace_record()
     }
 }
 
@@ -603,7 +670,7 @@ pub fn encode_event(e: &EventRecord) -> Result<Vec<u8>> {
 mod tests {
     use super::*;
     use crate::bytes::Bytes;
-    use crate::view::frame;
+    use crate::view::{RecordView, frame};
     use etwsim_types::{EventDescriptor, EventHeader, ExtendedItem, Keyword, Level};
 
     #[derive(Debug)]
@@ -727,6 +794,44 @@ mod tests {
             for cut in 0..bytes.len() {
                 let _ = decode_record(Bytes::new(&bytes[..cut], 0), BufferContext::default());
             }
+        }
+    }
+
+    #[test]
+    fn a_view_and_its_owned_copy_are_one_record() {
+        // `TraceView` and `TraceRecord` are one struct: every method gives the same answer
+        // on a view of the encoded bytes as on the record, and the conversions are inverse.
+        for t in samples() {
+            let bytes = t.encode().unwrap();
+            let mut padded = bytes.clone();
+            padded.resize(align8(bytes.len()), 0);
+            let f = frame(Bytes::new(&padded, 0)).unwrap().unwrap();
+            let RecordView::Trace(v) = f.view(BufferContext::default()) else {
+                panic!("{:?} framed as an event", t.kind())
+            };
+            assert_eq!(v.to_trace_record(), t);
+            assert_eq!(TraceRecord::from(&v), t);
+            assert_eq!(t.as_view(), v);
+            assert_eq!(t.to_trace_record(), t);
+            assert_eq!(v.encode().unwrap(), bytes, "{:?}", t.kind());
+            assert_eq!(v.encoded_len(), bytes.len());
+            assert_eq!(v.to_event_record(), t.to_event_record());
+            assert_eq!(
+                (
+                    v.kind(),
+                    v.group(),
+                    v.event_type(),
+                    v.pointer_size(),
+                    v.payload_len()
+                ),
+                (
+                    t.kind(),
+                    t.group(),
+                    t.event_type(),
+                    t.pointer_size(),
+                    t.payload_len()
+                )
+            );
         }
     }
 

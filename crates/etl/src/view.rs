@@ -15,10 +15,18 @@
 //! An owned [`Record`] is a view copied out ([`RecordView::to_record`]): `records()`, the
 //! merging [`Reader`](crate::Reader) and [`decode_buffer`](crate::decode_buffer) all build
 //! on the same two steps.
+//!
+//! A borrowed trace record is not a copy of the owned type's definition but the same
+//! struct: [`TraceView`] is [`Trace`] over `&[u8]`, [`TraceRecord`](crate::TraceRecord) is
+//! [`Trace`] over `Vec<u8>`. [`EventView`] stays a separate struct from [`EventRecord`]:
+//! the owned event is etwsim-types' (the kernel and every consumer share it), and its
+//! extended items are a `Vec` of owned [`ExtendedItem`]s, while a view keeps the checked
+//! item chain as one slice and walks it lazily ([`EventView::extended_data`]), so the two
+//! do not have the same fields.
 
 use crate::bytes::Bytes;
 use crate::error::{Error, Result};
-use crate::record::{InstanceInfo, MessageInfo, Record, RecordKind, TraceRecord, message_flags};
+use crate::record::{InstanceInfo, MessageInfo, Record, RecordKind, Trace, message_flags};
 use etwsim_types::record::{
     EVENT_HEADER_SIZE, TRACE_HEADER_MARKER, TRACE_MESSAGE_MARKER, align8, header_flags, header_type,
 };
@@ -115,41 +123,14 @@ pub struct ExtendedItems<'a> {
     left: u16,
 }
 
-/// A record that is not an `EVENT_HEADER` record, borrowed from its buffer: the twin of
-/// [`TraceRecord`], field for field, with the extra words and payload as slices.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct TraceView<'a> {
-    /// The `HeaderType` byte; `header_type::MESSAGE` for WPP messages.
-    pub header_type: u8,
-    /// As [`TraceRecord::version`].
-    pub version: u16,
-    /// As [`TraceRecord::hook_id`].
-    pub hook_id: u16,
-    /// As [`TraceRecord::level`].
-    pub level: u8,
-    /// As [`TraceRecord::guid`].
-    pub guid: Option<Guid>,
-    /// `ThreadId`, when the layout has one.
-    pub thread_id: Option<u32>,
-    /// `ProcessId`, when the layout has one.
-    pub process_id: Option<u32>,
-    /// `SystemTime` / `TimeStamp`, raw.
-    pub timestamp: Option<i64>,
-    /// `KernelTime` (system and classic layouts).
-    pub kernel_time: u32,
-    /// `UserTime` (system and classic layouts).
-    pub user_time: u32,
-    /// Instance fields of an `EVENT_INSTANCE_GUID_HEADER`.
-    pub instance: Option<InstanceInfo>,
-    /// WPP fields of a `MESSAGE_TRACE_HEADER`.
-    pub message: Option<MessageInfo>,
-    /// System/perfinfo: the extra 8-byte words the Version word announces.
-    pub extended_header: &'a [u8],
-    /// The buffer the record came from.
-    pub buffer_context: BufferContext,
-    /// The payload (MOF data, message arguments…).
-    pub payload: &'a [u8],
-}
+/// A record that is not an `EVENT_HEADER` record, borrowed from its buffer: a [`Trace`]
+/// whose extra words and payload are slices of the buffer.
+///
+/// Not a twin of [`TraceRecord`](crate::TraceRecord) but the same struct over other bytes
+/// (`Trace<&[u8]>` against `Trace<Vec<u8>>`): fields and methods are defined once, on
+/// [`Trace`], and [`Trace::to_trace_record`] (or `TraceRecord::from(&view)`) copies a view
+/// out.
+pub type TraceView<'a> = Trace<&'a [u8]>;
 
 impl<'a> RecordView<'a> {
     /// The record's layout family.
@@ -325,47 +306,6 @@ impl ExactSizeIterator for ExtendedItems<'_> {}
 
 impl std::iter::FusedIterator for ExtendedItems<'_> {}
 
-impl TraceView<'_> {
-    /// The layout family; `None` for a `header_type` no layout has.
-    #[inline]
-    pub fn kind(&self) -> Option<RecordKind> {
-        RecordKind::from_header_type(self.header_type).filter(|k| *k != RecordKind::Event)
-    }
-
-    /// The group (high byte of the HookId) of a system or perfinfo record.
-    #[inline]
-    pub fn group(&self) -> u8 {
-        (self.hook_id >> 8) as u8
-    }
-
-    /// The event type / opcode, as [`TraceRecord::event_type`].
-    #[inline]
-    pub fn event_type(&self) -> u8 {
-        self.hook_id as u8
-    }
-
-    /// An owned copy.
-    pub fn to_trace_record(&self) -> TraceRecord {
-        TraceRecord {
-            header_type: self.header_type,
-            version: self.version,
-            hook_id: self.hook_id,
-            level: self.level,
-            guid: self.guid,
-            thread_id: self.thread_id,
-            process_id: self.process_id,
-            timestamp: self.timestamp,
-            kernel_time: self.kernel_time,
-            user_time: self.user_time,
-            instance: self.instance,
-            message: self.message,
-            extended_header: self.extended_header.to_vec(),
-            buffer_context: self.buffer_context,
-            payload: self.payload.to_vec(),
-        }
-    }
-}
-
 impl From<RecordView<'_>> for Record {
     fn from(v: RecordView<'_>) -> Record {
         v.to_record()
@@ -381,12 +321,6 @@ impl From<&RecordView<'_>> for Record {
 impl From<&EventView<'_>> for EventRecord {
     fn from(v: &EventView<'_>) -> EventRecord {
         v.to_event_record()
-    }
-}
-
-impl From<&TraceView<'_>> for TraceRecord {
-    fn from(v: &TraceView<'_>) -> TraceRecord {
-        v.to_trace_record()
     }
 }
 
