@@ -366,8 +366,7 @@ fn json(v: &Value) -> String {
         Value::I64(x) => x.to_string(),
         Value::String(t) => s(t),
         Value::Ansi(b) => s(&String::from_utf8_lossy(b)),
-        Value::TokenUser(t) => s(&t.sid.to_string()),
-        Value::Sid(sid) => s(&sid.to_string()),
+        Value::TokenUser(_) | Value::Sid(_) => s(&v.to_string()),
         Value::Null => "null".into(),
         other => s(&other.to_string()),
     }

@@ -1,5 +1,5 @@
-//! Decoded fields of a captured event: typed values (the decoder's own value types) and
-//! their one rendering, the decoder's — what `etwsim dump` shows.
+//! Decoded fields of a captured event: typed values (the decoder's one value type,
+//! `etwsim::decode::Value`) and their one rendering, the decoder's — what `etwsim dump` shows.
 //!
 //! * TraceLogging fields render with their OutType (`Value::display_with`, DEC-27): a
 //!   HEXINT32 as `0x…`, a Win32 error as its hex code, a BOOL32 as `true`;
@@ -10,76 +10,60 @@
 //! Paths are dotted for struct members (`Client.Pid`) and take an element index for arrays
 //! (`Ids.1`).
 
-use etwsim_decode::fields::{Field as MofField, Value as MofValue};
+use etwsim_decode::Field as DecodedField;
+use etwsim_decode::Value as DecodedValue;
 use etwsim_decode::manifest::{Item, Provider as ManifestProvider};
-use etwsim_decode::tracelogging::{Field as TlField, OutType, Value as TlValue};
+use etwsim_decode::tracelogging::OutType;
 use etwsim_types::Guid;
 use std::fmt;
 
-/// A decoded field value, typed: the decoder's own value type for the event's description.
+/// A decoded field value, typed: the decoder's value (`etwsim::decode::Value`), and which
+/// kind of description the event had (it chooses the value's plain rendering).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Value<'a> {
-    /// A TraceLogging field's value (`etwsim::decode::tracelogging::Value`).
-    TraceLogging(&'a TlValue),
-    /// A manifest or kernel (MOF) field's value (`etwsim::decode::fields::Value`).
-    Manifest(&'a MofValue),
+    /// A TraceLogging field's value.
+    TraceLogging(&'a DecodedValue),
+    /// A manifest or kernel (MOF) field's value.
+    Manifest(&'a DecodedValue),
 }
 
 impl Value<'_> {
     /// The value's type as tests name it: `u32`, `i64`, `string`, `ansi`, `bool`, `guid`,
     /// `hexint32` (a TraceLogging HEXINT32, compared as a `u32`), `struct`, `array`…
     pub fn type_name(&self) -> &'static str {
+        match self.value() {
+            DecodedValue::Null => "null",
+            DecodedValue::String(_) | DecodedValue::CountedString(_) => "string",
+            DecodedValue::Ansi(_) | DecodedValue::CountedAnsi(_) => "ansi",
+            DecodedValue::I8(_) => "i8",
+            DecodedValue::U8(_) => "u8",
+            DecodedValue::I16(_) => "i16",
+            DecodedValue::U16(_) => "u16",
+            DecodedValue::I32(_) => "i32",
+            DecodedValue::U32(_) => "u32",
+            DecodedValue::I64(_) => "i64",
+            DecodedValue::U64(_) => "u64",
+            DecodedValue::F32(_) => "f32",
+            DecodedValue::F64(_) => "f64",
+            DecodedValue::Bool32(_) => "bool",
+            DecodedValue::Binary(_) => "binary",
+            DecodedValue::Guid(_) => "guid",
+            DecodedValue::Pointer(_) => "pointer",
+            DecodedValue::FileTime(_) => "filetime",
+            DecodedValue::SystemTime(_) => "systemtime",
+            DecodedValue::Sid(_) | DecodedValue::TokenUser(_) => "sid",
+            DecodedValue::HexInt32(_) => "hexint32",
+            DecodedValue::HexInt64(_) => "hexint64",
+            DecodedValue::Struct(_) => "struct",
+            DecodedValue::Array(_) => "array",
+            _ => "value",
+        }
+    }
+
+    /// The decoder's value.
+    pub fn value(&self) -> &DecodedValue {
         match self {
-            Value::TraceLogging(v) => match v {
-                TlValue::CStr16(_) | TlValue::Str16(_) => "string",
-                TlValue::CStr8(_) | TlValue::Str8(_) => "ansi",
-                TlValue::I8(_) => "i8",
-                TlValue::U8(_) => "u8",
-                TlValue::I16(_) => "i16",
-                TlValue::U16(_) => "u16",
-                TlValue::I32(_) => "i32",
-                TlValue::U32(_) => "u32",
-                TlValue::I64(_) => "i64",
-                TlValue::U64(_) => "u64",
-                TlValue::F32(_) => "f32",
-                TlValue::F64(_) => "f64",
-                TlValue::Bool32(_) => "bool",
-                TlValue::Binary(_) => "binary",
-                TlValue::Guid(_) => "guid",
-                TlValue::Pointer(_) => "pointer",
-                TlValue::FileTime(_) => "filetime",
-                TlValue::SystemTime(_) => "systemtime",
-                TlValue::Sid(_) => "sid",
-                TlValue::HexInt32(_) => "hexint32",
-                TlValue::HexInt64(_) => "hexint64",
-                TlValue::Struct(_) => "struct",
-                TlValue::Array(_) => "array",
-            },
-            Value::Manifest(v) => match v {
-                MofValue::Null => "null",
-                MofValue::I8(_) => "i8",
-                MofValue::U8(_) => "u8",
-                MofValue::I16(_) => "i16",
-                MofValue::U16(_) => "u16",
-                MofValue::I32(_) => "i32",
-                MofValue::U32(_) => "u32",
-                MofValue::I64(_) => "i64",
-                MofValue::U64(_) => "u64",
-                MofValue::F32(_) => "f32",
-                MofValue::F64(_) => "f64",
-                MofValue::Bool(_) => "bool",
-                MofValue::Pointer(_) => "pointer",
-                MofValue::FileTime(_) => "filetime",
-                MofValue::SystemTime(_) => "systemtime",
-                MofValue::Guid(_) => "guid",
-                MofValue::Sid(_) | MofValue::TokenUser(_) => "sid",
-                MofValue::String(_) => "string",
-                MofValue::Ansi(_) => "ansi",
-                MofValue::Binary(_) => "binary",
-                MofValue::Array(_) => "array",
-                MofValue::Struct(_) => "struct",
-                _ => "value",
-            },
+            Value::TraceLogging(v) | Value::Manifest(v) => v,
         }
     }
 }
@@ -88,7 +72,7 @@ impl fmt::Display for Value<'_> {
     /// The value with no rendering hint (`7`, `2147942405`): the raw in-type text.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Value::TraceLogging(v) => fmt::Display::fmt(v, f),
+            Value::TraceLogging(v) => fmt::Display::fmt(&v.display_with(OutType::DEFAULT), f),
             Value::Manifest(v) => fmt::Display::fmt(v, f),
         }
     }
@@ -168,118 +152,99 @@ impl fmt::Display for Expected {
 impl Expected {
     /// Whether `v` has this type and value.
     pub fn matches(&self, v: Value<'_>) -> bool {
+        use DecodedValue as V;
         use Expected as E;
-        match v {
-            Value::TraceLogging(v) => match (self, v) {
-                (E::I8(a), TlValue::I8(b)) => a == b,
-                (E::U8(a), TlValue::U8(b)) => a == b,
-                (E::I16(a), TlValue::I16(b)) => a == b,
-                (E::U16(a), TlValue::U16(b)) => a == b,
-                (E::I32(a), TlValue::I32(b)) => a == b,
-                (E::U32(a), TlValue::U32(b) | TlValue::HexInt32(b)) => a == b,
-                (E::I64(a), TlValue::I64(b)) => a == b,
-                (E::U64(a), TlValue::U64(b) | TlValue::HexInt64(b)) => a == b,
-                (E::F32(a), TlValue::F32(b)) => a == b,
-                (E::F64(a), TlValue::F64(b)) => a == b,
-                (E::Bool(a), TlValue::Bool32(b)) => *a == (*b != 0),
-                (E::Str(a), TlValue::CStr16(b) | TlValue::Str16(b)) => a == b,
-                (E::Str(a), TlValue::CStr8(b) | TlValue::Str8(b)) => a.as_bytes() == &b[..],
-                (E::Guid(a), TlValue::Guid(b)) => a == b,
-                _ => false,
-            },
-            Value::Manifest(v) => match (self, v) {
-                (E::I8(a), MofValue::I8(b)) => a == b,
-                (E::U8(a), MofValue::U8(b)) => a == b,
-                (E::I16(a), MofValue::I16(b)) => a == b,
-                (E::U16(a), MofValue::U16(b)) => a == b,
-                (E::I32(a), MofValue::I32(b)) => a == b,
-                (E::U32(a), MofValue::U32(b)) => a == b,
-                (E::I64(a), MofValue::I64(b)) => a == b,
-                (E::U64(a), MofValue::U64(b)) => a == b,
-                (E::F32(a), MofValue::F32(b)) => a == b,
-                (E::F64(a), MofValue::F64(b)) => a == b,
-                (E::Bool(a), MofValue::Bool(b)) => a == b,
-                (E::Str(a), MofValue::String(b)) => a == b,
-                (E::Str(a), MofValue::Ansi(b)) => a.as_bytes() == &b[..],
-                (E::Guid(a), MofValue::Guid(b)) => a == b,
-                _ => false,
-            },
+        match (self, v.value()) {
+            (E::I8(a), V::I8(b)) => a == b,
+            (E::U8(a), V::U8(b)) => a == b,
+            (E::I16(a), V::I16(b)) => a == b,
+            (E::U16(a), V::U16(b)) => a == b,
+            (E::I32(a), V::I32(b)) => a == b,
+            (E::U32(a), V::U32(b) | V::HexInt32(b)) => a == b,
+            (E::I64(a), V::I64(b)) => a == b,
+            (E::U64(a), V::U64(b) | V::HexInt64(b)) => a == b,
+            (E::F32(a), V::F32(b)) => a == b,
+            (E::F64(a), V::F64(b)) => a == b,
+            (E::Bool(a), V::Bool32(b)) => *a == (*b != 0),
+            (E::Str(a), V::String(b) | V::CountedString(b)) => a == b,
+            (E::Str(a), V::Ansi(b) | V::CountedAnsi(b)) => a.as_bytes() == &b[..],
+            (E::Guid(a), V::Guid(b)) => a == b,
+            _ => false,
         }
     }
 }
 
-/// The decoded fields of one event, in the decoder's types.
+/// The decoded fields of one event, and which kind of description the event had.
 #[derive(Clone, Debug, Default)]
 pub(crate) enum Decoded {
     /// Not decoded.
     #[default]
     None,
     /// TraceLogging fields.
-    Tl(Vec<TlField>),
+    Tl(Vec<DecodedField>),
     /// Manifest or kernel (MOF) fields.
-    Mof(Vec<MofField>),
+    Mof(Vec<DecodedField>),
 }
 
 impl Decoded {
     /// The value at a dotted path.
     pub(crate) fn value(&self, path: &str) -> Option<Value<'_>> {
+        let (fields, traced) = match self {
+            Decoded::None => return None,
+            Decoded::Tl(fields) => (fields, true),
+            Decoded::Mof(fields) => (fields, false),
+        };
         let mut parts = path.split('.');
         let first = parts.next()?;
-        match self {
-            Decoded::None => None,
-            Decoded::Tl(fields) => {
-                let mut v = &fields.iter().find(|f| f.name() == first)?.value;
-                for part in parts {
-                    v = match v {
-                        TlValue::Struct(m) => &m.iter().find(|f| f.name() == part)?.value,
-                        TlValue::Array(items) => items.get(part.parse::<usize>().ok()?)?,
-                        _ => return None,
-                    };
-                }
-                Some(Value::TraceLogging(v))
-            }
-            Decoded::Mof(fields) => {
-                let mut v = &fields.iter().find(|f| f.name == first)?.value;
-                for part in parts {
-                    v = match v {
-                        MofValue::Struct(m) => &m.iter().find(|f| f.name == part)?.value,
-                        MofValue::Array(items) => items.get(part.parse::<usize>().ok()?)?,
-                        _ => return None,
-                    };
-                }
-                Some(Value::Manifest(v))
-            }
+        let mut v = etwsim_decode::value::find(fields, first)?;
+        for part in parts {
+            v = match v {
+                DecodedValue::Struct(m) => etwsim_decode::value::find(m, part)?,
+                DecodedValue::Array(items) => items.get(part.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
         }
+        Some(if traced {
+            Value::TraceLogging(v)
+        } else {
+            Value::Manifest(v)
+        })
     }
 }
 
 /// Every field and struct member of a TraceLogging event, rendered with its OutType: the
 /// struct's members under dotted paths (the struct itself is not listed).
-pub(crate) fn tl_rendered(fields: &[TlField], prefix: &str, out: &mut Vec<(String, String)>) {
+pub(crate) fn tl_rendered(fields: &[DecodedField], prefix: &str, out: &mut Vec<(String, String)>) {
     for f in fields {
-        let path = format!("{prefix}{}", f.name());
+        let path = format!("{prefix}{}", f.name);
         match &f.value {
-            TlValue::Struct(members) => tl_rendered(members, &format!("{path}."), out),
-            v => out.push((path, tl_text(v, f.def.out_type))),
+            DecodedValue::Struct(members) => tl_rendered(members, &format!("{path}."), out),
+            v => {
+                let hint = f.def.as_ref().map_or(OutType::DEFAULT, |d| d.out_type);
+                out.push((path, tl_text(v, hint)));
+            }
         }
     }
 }
 
-fn tl_text(v: &TlValue, out: OutType) -> String {
+fn tl_text(v: &DecodedValue, out: OutType) -> String {
     match v {
         // An array of 8- or 16-bit characters with OutType STRING is text (as dump shows it).
-        TlValue::Array(items)
+        DecodedValue::Array(items)
             if out == OutType::STRING
-                && items
-                    .iter()
-                    .all(|i| matches!(i, TlValue::I8(_) | TlValue::U8(_) | TlValue::U16(_))) =>
+                && items.iter().all(|i| {
+                    matches!(
+                        i,
+                        DecodedValue::I8(_) | DecodedValue::U8(_) | DecodedValue::U16(_)
+                    )
+                }) =>
         {
             items
                 .iter()
                 .map(|i| i.display_with(out).to_string())
                 .collect()
         }
-        TlValue::Array(items) => {
+        DecodedValue::Array(items) => {
             let parts: Vec<String> = items.iter().map(|i| tl_text(i, out)).collect();
             format!("[{}]", parts.join(", "))
         }
@@ -292,12 +257,12 @@ fn tl_text(v: &TlValue, out: OutType) -> String {
 pub(crate) fn manifest_rendered(
     provider: &ManifestProvider,
     items: &[Item],
-    fields: &[MofField],
+    fields: &[DecodedField],
     out: &mut Vec<(String, String)>,
 ) {
     for (f, item) in fields.iter().zip(items) {
         match (item, &f.value) {
-            (Item::Struct(s), MofValue::Struct(members)) => {
+            (Item::Struct(s), DecodedValue::Struct(members)) => {
                 for (m, def) in members.iter().zip(&s.members) {
                     out.push((
                         format!("{}.{}", f.name, m.name),
@@ -312,7 +277,7 @@ pub(crate) fn manifest_rendered(
 }
 
 /// Every field of a kernel (MOF) event, rendered invariantly (DEC-28).
-pub(crate) fn mof_rendered(fields: &[MofField], out: &mut Vec<(String, String)>) {
+pub(crate) fn mof_rendered(fields: &[DecodedField], out: &mut Vec<(String, String)>) {
     for f in fields {
         out.push((f.name.clone(), f.value.to_string()));
     }

@@ -21,7 +21,7 @@
 //! ```
 
 use crate::{Channel, EventDescriptor, EventRecord, Guid, Keyword, Level, Opcode, Task};
-use etwsim_decode::DecodeError;
+use etwsim_decode::Error;
 use etwsim_decode::fields::Field;
 use etwsim_decode::manifest::{EventDef, Manifest};
 use etwsim_decode::tracelogging::TraceLoggingEvent;
@@ -60,15 +60,15 @@ pub fn descriptor_of(event: &EventDef) -> EventDescriptor {
 /// in the assertion.
 ///
 /// # Errors
-/// [`DecodeError::NoManifestEvent`] (or a description in [`DecodeError::Encode`]) when the
+/// [`Error::NoManifestEvent`] (or a description in [`Error::Encode`]) when the
 /// provider or event is not in the manifest; the template's decode error for `payload`.
 pub fn manifest_event(
     manifest: &Manifest,
     provider: &str,
     event: &str,
     payload: &[u8],
-) -> Result<EventRecord, DecodeError> {
-    let missing = |what: String| DecodeError::Encode {
+) -> Result<EventRecord, Error> {
+    let missing = |what: String| Error::Encode {
         layout: "manifest",
         field: what,
         reason: "not in the manifest".into(),
@@ -92,14 +92,10 @@ pub fn manifest_event(
 /// receives it (KRN-13).
 ///
 /// # Errors
-/// [`DecodeError::Encode`] for an unknown class or event type, and the layout encoder's
+/// [`Error::Encode`] for an unknown class or event type, and the layout encoder's
 /// errors (a missing, extra or mistyped field).
-pub fn kernel_event(
-    class: &str,
-    event_type: &str,
-    fields: &[Field],
-) -> Result<EventRecord, DecodeError> {
-    let unknown = || DecodeError::Encode {
+pub fn kernel_event(class: &str, event_type: &str, fields: &[Field]) -> Result<EventRecord, Error> {
+    let unknown = || Error::Encode {
         layout: "kernel",
         field: format!("{class}/{event_type}"),
         reason: "no such kernel class and event type".into(),

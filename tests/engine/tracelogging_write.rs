@@ -139,7 +139,7 @@ fn a_written_event_decodes_back_to_its_names_and_values() {
     assert_eq!(e.descriptor, Some(d));
     assert_eq!(
         e.value("Path"),
-        Some(&Value::Str16(r"C:\logs\a.txt".into()))
+        Some(&Value::CountedString(r"C:\logs\a.txt".into()))
     );
     assert_eq!(e.value("Bytes"), Some(&Value::U64(4096)));
     assert_eq!(e.value("Status"), Some(&Value::U32(5)));
@@ -346,7 +346,7 @@ fn win32_typed_data_descriptors_carry_a_built_event_after_event_set_information(
     assert_eq!(e.provider_name.as_deref(), Some("Win32.Provider"));
     assert_eq!(
         e.value("Host"),
-        Some(&Value::Str16("example.invalid".into()))
+        Some(&Value::CountedString("example.invalid".into()))
     );
     assert_eq!(e.value("Port"), Some(&Value::U16(443u16.to_be())));
     assert_eq!(e.value("Result"), Some(&Value::I32(0)));

@@ -36,14 +36,12 @@ use crate::fmt::{io_reason, printable};
 use etwsim::etl::{Record, RecordKind, TraceRecord};
 use etwsim::record::{ext_type, header_flags};
 use etwsim::{EventRecord, Guid};
-use etwsim_decode::fields::Value as MofValue;
 use etwsim_decode::manifest::{self, Item, Manifest};
 use etwsim_decode::mof;
 use etwsim_decode::mof_class::MofClasses;
-use etwsim_decode::tracelogging::{
-    EventSchema, Field as TlField, OutType, ProviderTraits, Value as TlValue,
-};
+use etwsim_decode::tracelogging::{EventSchema, OutType, ProviderTraits};
 use etwsim_decode::wpp::{Argument, TmfSet, WppMessage};
+use etwsim_decode::{Field, Value};
 use serde_json::{Map, Number, Value as Json};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -644,7 +642,7 @@ fn wpp_message(set: &TmfSet, t: &TraceRecord, pointer_size: u8, filetime: bool) 
 fn wpp_value(a: &Argument<'_>) -> Shown {
     use etwsim_decode::wpp::ItemType as I;
     let kind = match (&a.def.item, &a.value) {
-        (_, MofValue::String(_) | MofValue::Ansi(_)) => Kind::Str,
+        (_, Value::String(_) | Value::Ansi(_)) => Kind::Str,
         (I::Double, _) => Kind::Float,
         (
             I::Char
@@ -704,7 +702,7 @@ fn lost(opcode: u8) -> Decoded {
 
 /// A kernel (MOF) decode: the class and event type names even when the payload fails.
 fn kernel(
-    decoded: Result<mof::MofEvent, etwsim_decode::DecodeError>,
+    decoded: Result<mof::MofEvent, etwsim_decode::Error>,
     class: Option<&'static mof::MofClass>,
     opcode: u8,
 ) -> Decoded {
@@ -729,25 +727,29 @@ fn kernel(
 }
 
 /// A MOF (or manifest, unhinted) value as shown: its invariant rendering (DEC-28).
-fn mof_value(v: &MofValue) -> Shown {
+fn mof_value(v: &Value) -> Shown {
     match v {
-        MofValue::Null => Shown::Null,
-        MofValue::Array(items) => Shown::List(items.iter().map(mof_value).collect()),
-        MofValue::Struct(members) => Shown::Map(
+        Value::Null => Shown::Null,
+        Value::Array(items) => Shown::List(items.iter().map(mof_value).collect()),
+        Value::Struct(members) => Shown::Map(
             members
                 .iter()
                 .map(|m| (m.name.clone(), mof_value(&m.value)))
                 .collect(),
         ),
-        v => Shown::scalar(v.to_string(), mof_kind(v)),
+        v => Shown::scalar(v.to_string(), value_kind(v)),
     }
 }
 
-fn mof_kind(v: &MofValue) -> Kind {
+/// What a scalar value is, for how its rendering is kept: text, a float, a boolean, an
+/// integer (kept as a number when it renders as one) or something else.
+fn value_kind(v: &Value) -> Kind {
     match v {
-        MofValue::String(_) | MofValue::Ansi(_) => Kind::Str,
-        MofValue::F32(_) | MofValue::F64(_) => Kind::Float,
-        MofValue::Bool(_) => Kind::Bool,
+        Value::String(_) | Value::CountedString(_) | Value::Ansi(_) | Value::CountedAnsi(_) => {
+            Kind::Str
+        }
+        Value::F32(_) | Value::F64(_) => Kind::Float,
+        Value::Bool32(_) => Kind::Bool,
         v if v.as_i128().is_some() => Kind::Int,
         _ => Kind::Other,
     }
@@ -796,15 +798,15 @@ fn manifest_event(provider: &manifest::Provider, e: &EventRecord, pointer_size: 
 }
 
 /// A manifest value rendered with its map and out-type (DEC-24, DEC-27).
-fn manifest_value(provider: &manifest::Provider, item: &Item, value: &MofValue) -> Shown {
+fn manifest_value(provider: &manifest::Provider, item: &Item, value: &Value) -> Shown {
     match (item, value) {
-        (_, MofValue::Array(items)) => Shown::List(
+        (_, Value::Array(items)) => Shown::List(
             items
                 .iter()
                 .map(|v| manifest_value(provider, item, v))
                 .collect(),
         ),
-        (Item::Struct(s), MofValue::Struct(members)) => Shown::Map(
+        (Item::Struct(s), Value::Struct(members)) => Shown::Map(
             members
                 .iter()
                 .zip(&s.members)
@@ -818,7 +820,7 @@ fn manifest_value(provider: &manifest::Provider, item: &Item, value: &MofValue) 
             let kind = if def.in_type.is_string() {
                 Kind::Str
             } else {
-                mof_kind(v)
+                value_kind(v)
             };
             Shown::scalar(provider.render(def, v), kind)
         }
@@ -827,18 +829,19 @@ fn manifest_value(provider: &manifest::Provider, item: &Item, value: &MofValue) 
 }
 
 /// A TraceLogging field as shown: rendered with its OutType (DEC-27).
-fn tl_field(f: &TlField) -> (String, Shown) {
-    (f.name().to_string(), tl_value(&f.value, f.def.out_type))
+fn tl_field(f: &Field) -> (String, Shown) {
+    let out = f.def.as_ref().map_or(OutType::DEFAULT, |d| d.out_type);
+    (f.name.clone(), tl_value(&f.value, out))
 }
 
-fn tl_value(v: &TlValue, out: OutType) -> Shown {
+fn tl_value(v: &Value, out: OutType) -> Shown {
     match v {
         // An array of 8- or 16-bit characters (OutType STRING) is text, as TDH shows it.
-        TlValue::Array(items)
+        Value::Array(items)
             if out == OutType::STRING
                 && items
                     .iter()
-                    .all(|i| matches!(i, TlValue::I8(_) | TlValue::U8(_) | TlValue::U16(_))) =>
+                    .all(|i| matches!(i, Value::I8(_) | Value::U8(_) | Value::U16(_))) =>
         {
             Shown::Str(
                 items
@@ -847,20 +850,9 @@ fn tl_value(v: &TlValue, out: OutType) -> Shown {
                     .collect(),
             )
         }
-        TlValue::Array(items) => Shown::List(items.iter().map(|v| tl_value(v, out)).collect()),
-        TlValue::Struct(members) => Shown::Map(members.iter().map(tl_field).collect()),
-        v => {
-            let kind = match v {
-                TlValue::CStr16(_) | TlValue::Str16(_) | TlValue::CStr8(_) | TlValue::Str8(_) => {
-                    Kind::Str
-                }
-                TlValue::F32(_) | TlValue::F64(_) => Kind::Float,
-                TlValue::Bool32(_) => Kind::Bool,
-                v if v.as_i64().is_some() => Kind::Int,
-                _ => Kind::Other,
-            };
-            Shown::scalar(v.display_with(out).to_string(), kind)
-        }
+        Value::Array(items) => Shown::List(items.iter().map(|v| tl_value(v, out)).collect()),
+        Value::Struct(members) => Shown::Map(members.iter().map(tl_field).collect()),
+        v => Shown::scalar(v.display_with(out).to_string(), value_kind(v)),
     }
 }
 

@@ -1,89 +1,17 @@
-//! Decoded field values shared by the classic kernel (MOF) layouts and the manifest decoder:
-//! [`Value`], a named [`Field`], and the Windows structures a payload can carry ([`Sid`],
+//! Decoded field values shared by every decoder — [`Value`] and a named [`Field`], from
+//! [`crate::value`] — and the Windows structures a payload can carry ([`Sid`],
 //! [`TokenUser`], [`SystemTime`]).
 //!
 //! Values keep what the payload held, not how it is shown: an ANSI string stays bytes
 //! ([`Value::Ansi`], shown as Windows-1252 by [`windows_1252`], DEC-12), a pointer stays a
 //! number. Rendering for people is [`Value`]'s `Display` (invariant culture, no digit grouping,
-//! DEC-28) or, with a manifest's out-type hints, the manifest module's renderer (DEC-27).
+//! DEC-28) or, with a format's out-type hints, [`Value::display_with`] (DEC-27).
 //!
 //! An `EventWriteString` event has no fields: [`string_only_text`] is its text (EVT-13).
 
-use etwsim_types::Guid;
+pub use crate::value::{Field, Value, find};
 use std::fmt;
 use std::str::FromStr;
-
-/// One decoded value.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum Value {
-    /// Nothing: a kernel SID field that was absent (its u32 0), or a field the payload omits.
-    Null,
-    /// `win:Int8`.
-    I8(i8),
-    /// `win:UInt8`, MOF `u8`.
-    U8(u8),
-    /// `win:Int16`.
-    I16(i16),
-    /// `win:UInt16`, MOF `u16`.
-    U16(u16),
-    /// `win:Int32`, MOF `i32`.
-    I32(i32),
-    /// `win:UInt32` / `win:HexInt32`, MOF `u32`.
-    U32(u32),
-    /// `win:Int64`, MOF `i64`.
-    I64(i64),
-    /// `win:UInt64` / `win:HexInt64`, MOF `u64`.
-    U64(u64),
-    /// `win:Float`.
-    F32(f32),
-    /// `win:Double`.
-    F64(f64),
-    /// `win:Boolean` (4 bytes on the wire, any non-zero value is true).
-    Bool(bool),
-    /// `win:Pointer`, MOF `ptr`: 4 or 8 bytes by the writer's pointer size, widened.
-    Pointer(u64),
-    /// `win:FILETIME`: 100-ns intervals since 1601-01-01 UTC.
-    FileTime(i64),
-    /// `win:SYSTEMTIME`.
-    SystemTime(SystemTime),
-    /// `win:GUID`.
-    Guid(Guid),
-    /// `win:SID`: a bare SID.
-    Sid(Sid),
-    /// A kernel SID block: `TOKEN_USER` followed by the SID (KRN-27).
-    TokenUser(TokenUser),
-    /// UTF-16 text (`win:UnicodeString`, `win:CountedUnicodeString`, MOF `UTF-16z`).
-    String(String),
-    /// 8-bit text as stored (`win:AnsiString`, `win:CountedAnsiString`, MOF `ANSIz`), without
-    /// its terminator.
-    Ansi(Vec<u8>),
-    /// Raw bytes (`win:Binary`, a fixed-size MOF block).
-    Binary(Vec<u8>),
-    /// A `count` array: its elements in order.
-    Array(Vec<Value>),
-    /// A manifest `struct`: its members in order.
-    Struct(Vec<Field>),
-}
-
-/// A named value: one property of a decoded event.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Field {
-    /// The property name (the layout's or the template's).
-    pub name: String,
-    /// Its value.
-    pub value: Value,
-}
-
-impl Field {
-    /// A field named `name` holding `value`.
-    pub fn new(name: impl Into<String>, value: Value) -> Field {
-        Field {
-            name: name.into(),
-            value,
-        }
-    }
-}
 
 /// The text of an `EventWriteString` event: a record whose header has
 /// `EVENT_HEADER_FLAG_STRING_ONLY` (0x0004, EVT-19) carries no fields, only a UTF-16LE
@@ -104,94 +32,6 @@ impl Field {
 pub fn string_only_text(payload: &[u8]) -> String {
     let units = payload.chunks_exact(2).take_while(|c| c != &[0, 0]).count();
     crate::wire::utf16_lossy(&payload[..units * 2])
-}
-
-/// The value of the field named `name` in `fields`, if any (first match).
-pub fn find<'a>(fields: &'a [Field], name: &str) -> Option<&'a Value> {
-    fields.iter().find(|f| f.name == name).map(|f| &f.value)
-}
-
-impl Value {
-    /// The value as a signed 128-bit integer, for integer-like values (integers, pointers,
-    /// FILETIME, booleans as 0/1); `None` for the others.
-    pub fn as_i128(&self) -> Option<i128> {
-        Some(match *self {
-            Value::I8(v) => v.into(),
-            Value::U8(v) => v.into(),
-            Value::I16(v) => v.into(),
-            Value::U16(v) => v.into(),
-            Value::I32(v) => v.into(),
-            Value::U32(v) => v.into(),
-            Value::I64(v) => v.into(),
-            Value::U64(v) => v.into(),
-            Value::Pointer(v) => v.into(),
-            Value::FileTime(v) => v.into(),
-            Value::Bool(v) => i128::from(v),
-            _ => return None,
-        })
-    }
-
-    /// The value as text, for string values (ANSI text read as Windows-1252, DEC-12).
-    pub fn as_text(&self) -> Option<String> {
-        match self {
-            Value::String(s) => Some(s.clone()),
-            Value::Ansi(b) => Some(windows_1252(b)),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Value {
-    /// Invariant rendering without hints (DEC-28): decimal integers without grouping,
-    /// pointers as `0x` + lowercase hex, GUIDs braced, SIDs as `S-1-…`, binary as hex.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Value::Null => Ok(()),
-            Value::I8(v) => write!(f, "{v}"),
-            Value::U8(v) => write!(f, "{v}"),
-            Value::I16(v) => write!(f, "{v}"),
-            Value::U16(v) => write!(f, "{v}"),
-            Value::I32(v) => write!(f, "{v}"),
-            Value::U32(v) => write!(f, "{v}"),
-            Value::I64(v) => write!(f, "{v}"),
-            Value::U64(v) => write!(f, "{v}"),
-            Value::F32(v) => write!(f, "{v}"),
-            Value::F64(v) => write!(f, "{v}"),
-            Value::Bool(v) => write!(f, "{}", if *v { "true" } else { "false" }),
-            Value::Pointer(v) => write!(f, "{v:#x}"),
-            Value::FileTime(v) => write!(f, "{}", etwsim_types::record::filetime_utc(*v)),
-            Value::SystemTime(t) => write!(f, "{t}"),
-            Value::Guid(g) => write!(f, "{g}"),
-            Value::Sid(s) => write!(f, "{s}"),
-            Value::TokenUser(t) => write!(f, "{}", t.sid),
-            Value::String(s) => f.write_str(s),
-            Value::Ansi(b) => f.write_str(&windows_1252(b)),
-            Value::Binary(b) => {
-                f.write_str("0x")?;
-                b.iter().try_for_each(|x| write!(f, "{x:02X}"))
-            }
-            Value::Array(items) => {
-                f.write_str("[")?;
-                for (i, v) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{v}")?;
-                }
-                f.write_str("]")
-            }
-            Value::Struct(fields) => {
-                f.write_str("{")?;
-                for (i, m) in fields.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{}: {}", m.name, m.value)?;
-                }
-                f.write_str("}")
-            }
-        }
-    }
 }
 
 /// A security identifier (`SID`): revision, 48-bit identifier authority, sub-authorities.

@@ -23,7 +23,7 @@
 //! use etwsim_decode::fileio::{NameResolver, Policy};
 //! use etwsim_decode::mof::FILE_IO;
 //!
-//! # fn main() -> Result<(), etwsim_decode::DecodeError> {
+//! # fn main() -> Result<(), etwsim_decode::Error> {
 //! let create = FILE_IO.schema("Create", 3).unwrap().decode(
 //!     &FILE_IO.schema("Create", 3).unwrap().encode(&[
 //!         Value::Pointer(0x10), Value::Pointer(0xF0), Value::U32(8),
@@ -31,7 +31,7 @@
 //!         Value::String(r"\Device\HarddiskVolume3\a.txt".into()),
 //!     ], 8)?, 8)?;
 //! let cleanup_schema = FILE_IO.schema("Cleanup", 3).unwrap();
-//! let op = |name: &str| -> Result<_, etwsim_decode::DecodeError> {
+//! let op = |name: &str| -> Result<_, etwsim_decode::Error> {
 //!     let s = FILE_IO.schema(name, 3).unwrap();
 //!     s.decode(&s.encode(&[Value::Pointer(0x20), Value::Pointer(0xF0),
 //!         Value::Pointer(0xAB), Value::U32(8)], 8)?, 8)

@@ -8,16 +8,16 @@
 //! | [`tracelogging::EventBuilder`], [`tracelogging::TraceLoggingEvent`] | `TraceLoggingWrite` | builds a TraceLogging event: descriptor, metadata blob, payload |
 //! | [`tracelogging::EventSchema`], [`tracelogging::FieldDef`] | the `EVENT_SCHEMA_TL` blob | event name, tag and field definitions, both ways |
 //! | [`tracelogging::InType`], [`tracelogging::OutType`], [`tracelogging::Arity`] | `TlgIn*`, `TlgOut*`, CCOUNT/VCOUNT/CUSTOM | a field's layout, formatting hint and array kind |
-//! | [`tracelogging::DecodedEvent`], [`tracelogging::Field`], [`tracelogging::Value`] | `TRACE_EVENT_INFO` + property values | a decoded event and its values (nested structs and arrays) |
+//! | [`Value`], [`Field`], [`Hint`] | the property values of `TRACE_EVENT_INFO` | every decoder's values and named fields (nested structs and arrays), and their one renderer with out-type hints (DEC-12, DEC-27, DEC-28) |
+//! | [`tracelogging::DecodedEvent`] | `TRACE_EVENT_INFO` + property values | a decoded TraceLogging event: name, tag, fields |
 //! | [`tracelogging::decode_event`], [`tracelogging::decode_record`], [`tracelogging::decode_event_view`] | `TdhGetEventInformation` for `DecodingSourceTlg` | metadata + payload, or a whole record, to a [`tracelogging::DecodedEvent`] |
 //! | [`tracelogging::ProviderTraits`] | `EventProviderSetTraits` blob, `PROV_TRAITS` item | provider name, group and decode GUIDs |
-//! | [`Error`] | | what could not be decoded, and at which byte (and field) |
+//! | [`Error`] | | the crate's one error: what could not be decoded, encoded, loaded or built, and where (byte and field, or XML line and element) |
 //! | [`mof::MofClass`], [`mof::Schema`], [`mof::decode_system`] | the MOF classes of the NT Kernel Logger (`FileIo`, `Process`…) | the kernel event layouts, both ways (KRN-12…KRN-30) |
 //! | [`fileio::NameResolver`] | TraceEvent's `KernelTraceEventParserState` file names, wtrace's map | FileKey / FileObject → file name for FileIo and DiskIo events, with eviction policies (KRN-38, KRN-39) |
 //! | [`manifest::Manifest`] | an instrumentation manifest (`.man`) | providers, events, templates, maps, keywords, messages (DEC-16…DEC-27) |
 //! | [`fields::string_only_text`] | `EventWriteString`, `EVENT_HEADER_FLAG_STRING_ONLY` | the text of a string-only event (EVT-13) |
 //! | [`manifest`]'s payload filters | `TdhCreatePayloadFilter`, `TdhAggregatePayloadFilters` | field/operator/value tests on decoded events (FLT-18) |
-//! | [`DecodeError`] | | what a MOF or manifest decode could not do, and where |
 //! | [`property::PropertyFlags`] | `PROPERTY_FLAGS` | what TDH reports about each property: struct, counts, lengths, tags (DEC-29) |
 //! | [`mof_class::MofClasses`], [`mof_class::ClassEvent`] | a user provider's MOF classes (`EventTrace`-derived, `RegisterTraceGuids` + `TraceEvent`) | classic events decoded by `Guid`, `EventType`, `EventVersion` and `WmiDataId` order |
 //! | [`wpp::TmfSet`], [`wpp::WppMessage`], [`wpp::DecodedMessage`] | TMF files, `TraceMessage` records, `TdhGetWppMessage` | WPP messages decoded and formatted as TraceFmt does |
@@ -59,7 +59,6 @@
 //! ```
 #![forbid(unsafe_code)]
 
-pub mod decode_error;
 mod error;
 pub mod fields;
 pub mod fileio;
@@ -69,8 +68,9 @@ pub mod mof;
 pub mod mof_class;
 pub mod property;
 pub mod tracelogging;
+pub mod value;
 mod wire;
 pub mod wpp;
 
-pub use decode_error::DecodeError;
 pub use error::{Error, Result};
+pub use value::{Field, Hint, Value};

@@ -1,7 +1,7 @@
 //! A cursor over a payload shared by the MOF and manifest decoders: every read names the
 //! field and its offset when it fails, and nothing it does can panic.
 
-use crate::decode_error::DecodeError;
+use crate::Error;
 use crate::fields::{SID_MAX_SUB_AUTHORITIES, Sid};
 
 /// A payload being read front to back.
@@ -12,14 +12,14 @@ pub(crate) struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
-    pub(crate) fn new(bytes: &'a [u8], pointer_size: u8) -> Result<Cursor<'a>, DecodeError> {
+    pub(crate) fn new(bytes: &'a [u8], pointer_size: u8) -> Result<Cursor<'a>, Error> {
         match pointer_size {
             4 | 8 => Ok(Cursor {
                 bytes,
                 offset: 0,
                 pointer_size,
             }),
-            n => Err(DecodeError::PointerSize(n)),
+            n => Err(Error::PointerSize(n)),
         }
     }
 
@@ -28,10 +28,10 @@ impl<'a> Cursor<'a> {
         self.bytes.len() - self.offset
     }
 
-    pub(crate) fn take(&mut self, field: &str, n: usize) -> Result<&'a [u8], DecodeError> {
+    pub(crate) fn take(&mut self, field: &str, n: usize) -> Result<&'a [u8], Error> {
         let left = self.left();
         if left < n {
-            return Err(DecodeError::Truncated {
+            return Err(Error::Truncated {
                 field: field.into(),
                 offset: self.offset,
                 needed: n,
@@ -43,21 +43,21 @@ impl<'a> Cursor<'a> {
         Ok(s)
     }
 
-    pub(crate) fn array<const N: usize>(&mut self, field: &str) -> Result<[u8; N], DecodeError> {
+    pub(crate) fn array<const N: usize>(&mut self, field: &str) -> Result<[u8; N], Error> {
         let mut a = [0; N];
         a.copy_from_slice(self.take(field, N)?);
         Ok(a)
     }
 
-    pub(crate) fn u16(&mut self, field: &str) -> Result<u16, DecodeError> {
+    pub(crate) fn u16(&mut self, field: &str) -> Result<u16, Error> {
         Ok(u16::from_le_bytes(self.array(field)?))
     }
 
-    pub(crate) fn u32(&mut self, field: &str) -> Result<u32, DecodeError> {
+    pub(crate) fn u32(&mut self, field: &str) -> Result<u32, Error> {
         Ok(u32::from_le_bytes(self.array(field)?))
     }
 
-    pub(crate) fn pointer(&mut self, field: &str) -> Result<u64, DecodeError> {
+    pub(crate) fn pointer(&mut self, field: &str) -> Result<u64, Error> {
         Ok(if self.pointer_size == 4 {
             self.u32(field)?.into()
         } else {
@@ -65,8 +65,8 @@ impl<'a> Cursor<'a> {
         })
     }
 
-    pub(crate) fn bad(&self, field: &str, offset: usize, reason: impl Into<String>) -> DecodeError {
-        DecodeError::BadValue {
+    pub(crate) fn bad(&self, field: &str, offset: usize, reason: impl Into<String>) -> Error {
+        Error::BadValue {
             field: field.into(),
             offset,
             reason: reason.into(),
@@ -74,7 +74,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// UTF-16LE up to a NUL code unit; when `last`, the end of the payload also ends it.
-    pub(crate) fn utf16z(&mut self, field: &str, last: bool) -> Result<String, DecodeError> {
+    pub(crate) fn utf16z(&mut self, field: &str, last: bool) -> Result<String, Error> {
         let start = self.offset;
         let rest = &self.bytes[start..];
         let units = rest.chunks_exact(2).take_while(|c| c != &[0, 0]).count();
@@ -91,13 +91,13 @@ impl<'a> Cursor<'a> {
     }
 
     /// `n` UTF-16 code units, not terminated.
-    pub(crate) fn utf16_units(&mut self, field: &str, n: usize) -> Result<String, DecodeError> {
+    pub(crate) fn utf16_units(&mut self, field: &str, n: usize) -> Result<String, Error> {
         let bytes = self.take(field, n.saturating_mul(2))?;
         Ok(utf16_lossy(bytes))
     }
 
     /// 8-bit text up to a NUL byte; when `last`, the end of the payload also ends it.
-    pub(crate) fn ansiz(&mut self, field: &str, last: bool) -> Result<Vec<u8>, DecodeError> {
+    pub(crate) fn ansiz(&mut self, field: &str, last: bool) -> Result<Vec<u8>, Error> {
         let start = self.offset;
         let rest = &self.bytes[start..];
         match rest.iter().position(|&b| b == 0) {
@@ -114,7 +114,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A SID whose length comes from its count byte (DEC-12).
-    pub(crate) fn sid(&mut self, field: &str) -> Result<Sid, DecodeError> {
+    pub(crate) fn sid(&mut self, field: &str) -> Result<Sid, Error> {
         let at = self.offset;
         let rest = &self.bytes[at..];
         match Sid::read(rest) {
@@ -127,7 +127,7 @@ impl<'a> Cursor<'a> {
                 Err(if count > SID_MAX_SUB_AUTHORITIES {
                     self.bad(field, at, format!("SID with {count} sub-authorities"))
                 } else {
-                    DecodeError::Truncated {
+                    Error::Truncated {
                         field: field.into(),
                         offset: at,
                         needed: 8 + 4 * count,

@@ -4,7 +4,7 @@
 use super::{
     DataDef, EventDef, InType, Item, Manifest, OutType, Param, Provider, StructDef, Template,
 };
-use crate::decode_error::DecodeError;
+use crate::Error;
 use crate::fields::{Field, SystemTime, Value};
 use crate::wire::Cursor;
 use etwsim_types::Guid;
@@ -16,7 +16,7 @@ impl Manifest {
     /// Decodes the payload of event (`id`, `version`) of provider `provider` (DEC-17).
     ///
     /// # Errors
-    /// [`DecodeError::NoManifestEvent`] when the manifest has no such event; otherwise as
+    /// [`Error::NoManifestEvent`] when the manifest has no such event; otherwise as
     /// [`Provider::decode`].
     pub fn decode_event(
         &self,
@@ -25,8 +25,8 @@ impl Manifest {
         version: u8,
         payload: &[u8],
         pointer_size: u8,
-    ) -> Result<(&Provider, &EventDef, Vec<Field>), DecodeError> {
-        let missing = || DecodeError::NoManifestEvent {
+    ) -> Result<(&Provider, &EventDef, Vec<Field>), Error> {
+        let missing = || Error::NoManifestEvent {
             provider,
             id,
             version,
@@ -43,7 +43,7 @@ impl Provider {
     /// field are ignored.
     ///
     /// # Errors
-    /// [`DecodeError::NoTemplate`] when the event names a template the loader left out (the
+    /// [`Error::NoTemplate`] when the event names a template the loader left out (the
     /// error carries its diagnostic) or that the manifest does not define; otherwise as
     /// [`Template::decode`].
     pub fn decode(
@@ -51,11 +51,11 @@ impl Provider {
         event: &EventDef,
         payload: &[u8],
         pointer_size: u8,
-    ) -> Result<Vec<Field>, DecodeError> {
+    ) -> Result<Vec<Field>, Error> {
         match (self.template_of(event), &event.template) {
             (Some(template), _) => template.decode(payload, pointer_size),
             (None, None) => Cursor::new(payload, pointer_size).map(|_| Vec::new()),
-            (None, Some(tid)) => Err(DecodeError::NoTemplate {
+            (None, Some(tid)) => Err(Error::NoTemplate {
                 tid: tid.clone(),
                 why: match self.left_out_templates.iter().find(|(t, _)| t == tid) {
                     Some((_, d)) => format!("was left out of the manifest ({d})"),
@@ -84,12 +84,12 @@ impl Template {
     /// count first.
     ///
     /// # Errors
-    /// [`DecodeError::PointerSize`]; [`DecodeError::Truncated`] / [`DecodeError::BadValue`]
+    /// [`Error::PointerSize`]; [`Error::Truncated`] / [`Error::BadValue`]
     /// naming the field and its offset (a short payload, an unterminated or odd-length
     /// string, a bad SID, a count or length field that is negative or too large);
-    /// [`DecodeError::TooManyValues`] naming the field and its count when the values that
+    /// [`Error::TooManyValues`] naming the field and its count when the values that
     /// take no bytes exhaust the budget.
-    pub fn decode(&self, payload: &[u8], pointer_size: u8) -> Result<Vec<Field>, DecodeError> {
+    pub fn decode(&self, payload: &[u8], pointer_size: u8) -> Result<Vec<Field>, Error> {
         let mut c = Cursor::new(payload, pointer_size)?;
         let mut budget = Budget::new(payload.len(), self);
         let mut out: Vec<Field> = Vec::with_capacity(self.items.len());
@@ -189,7 +189,7 @@ impl Budget {
         start: usize,
         field: At<'_>,
         count: usize,
-    ) -> Result<(), DecodeError> {
+    ) -> Result<(), Error> {
         if c.offset > start {
             return Ok(());
         }
@@ -198,7 +198,7 @@ impl Budget {
                 self.left = left;
                 Ok(())
             }
-            None => Err(DecodeError::TooManyValues {
+            None => Err(Error::TooManyValues {
                 field: field.path(),
                 offset: start,
                 count,
@@ -215,8 +215,8 @@ fn array(
     budget: &mut Budget,
     field: At<'_>,
     count: usize,
-    mut one: impl FnMut(&mut Cursor<'_>, &mut Budget) -> Result<Value, DecodeError>,
-) -> Result<Value, DecodeError> {
+    mut one: impl FnMut(&mut Cursor<'_>, &mut Budget) -> Result<Value, Error>,
+) -> Result<Value, Error> {
     let mut items = Vec::new();
     for _ in 0..count {
         let start = c.offset;
@@ -233,7 +233,7 @@ fn one_struct(
     budget: &mut Budget,
     s: &StructDef,
     top: &[Field],
-) -> Result<Value, DecodeError> {
+) -> Result<Value, Error> {
     let mut members: Vec<Field> = Vec::with_capacity(s.members.len());
     for m in &s.members {
         let at = At {
@@ -272,7 +272,7 @@ fn resolve(
     earlier: &[Field],
     name: &str,
     p: Option<&Param>,
-) -> Result<Option<usize>, DecodeError> {
+) -> Result<Option<usize>, Error> {
     match p {
         None => Ok(None),
         Some(Param::Fixed(n)) => Ok(Some(*n as usize)),
@@ -296,7 +296,7 @@ fn read_data(
     d: &DataDef,
     length: Option<usize>,
     last: bool,
-) -> Result<Value, DecodeError> {
+) -> Result<Value, Error> {
     let name = d.name.as_str();
     let cut_nul = |mut b: Vec<u8>| {
         if let Some(n) = b.iter().position(|&x| x == 0) {
@@ -329,7 +329,7 @@ fn read_data(
         InType::UINT64 | InType::HEX_INT64 => Value::U64(u64::from_le_bytes(c.array(name)?)),
         InType::FLOAT => Value::F32(f32::from_le_bytes(c.array(name)?)),
         InType::DOUBLE => Value::F64(f64::from_le_bytes(c.array(name)?)),
-        InType::BOOLEAN => Value::Bool(c.u32(name)? != 0),
+        InType::BOOLEAN => Value::Bool32(c.u32(name)? as i32),
         InType::BINARY => {
             // TDH: without a length, a binary shown as win:IPv6 is an IN6_ADDR (16 bytes).
             let n = match (length, d.out_type) {
@@ -343,7 +343,11 @@ fn read_data(
         InType::POINTER => Value::Pointer(c.pointer(name)?),
         InType::FILETIME => Value::FileTime(i64::from_le_bytes(c.array(name)?)),
         InType::SYSTEMTIME => Value::SystemTime(SystemTime::from_bytes(c.array(name)?)),
-        InType::SID => Value::Sid(c.sid(name)?),
+        InType::SID => {
+            let at = c.offset;
+            c.sid(name)?;
+            Value::Sid(c.bytes[at..c.offset].to_vec())
+        }
         InType::COUNTED_UNICODE_STRING => {
             let at = c.offset;
             let bytes = usize::from(c.u16(name)?);

@@ -23,7 +23,7 @@ use super::{
     DataDef, EventDef, InType, Item, MAX_PARAM, OutType, Param, Provider, StructDef, Template,
     parse_number,
 };
-use crate::decode_error::DecodeError;
+use crate::Error;
 use crate::fields::{Field, Value, find};
 use etwsim_types::Guid;
 
@@ -108,16 +108,16 @@ impl PayloadOperator {
 }
 
 impl TryFrom<u16> for PayloadOperator {
-    type Error = DecodeError;
+    type Error = Error;
 
     /// # Errors
-    /// [`DecodeError::Filter`] for PAYLOADFIELD_INVALID (32) and numbers no operator has.
-    fn try_from(code: u16) -> Result<PayloadOperator, DecodeError> {
+    /// [`Error::Filter`] for PAYLOADFIELD_INVALID (32) and numbers no operator has.
+    fn try_from(code: u16) -> Result<PayloadOperator, Error> {
         PayloadOperator::ALL
             .into_iter()
             .find(|op| op.code() == code)
             .ok_or_else(|| {
-                DecodeError::Filter(format!("CompareOp {code} is not a valid payload operator"))
+                Error::Filter(format!("CompareOp {code} is not a valid payload operator"))
             })
     }
 }
@@ -178,8 +178,8 @@ pub struct PayloadFilter {
     template: Option<Template>,
 }
 
-fn filter_err(message: impl Into<String>) -> DecodeError {
-    DecodeError::Filter(message.into())
+fn filter_err(message: impl Into<String>) -> Error {
+    Error::Filter(message.into())
 }
 
 fn integer(text: &str) -> Option<i128> {
@@ -195,7 +195,7 @@ impl PayloadFilter {
     /// suffices) or all must hold.
     ///
     /// # Errors
-    /// [`DecodeError::Filter`] for no predicates or more than eight, a template with a fixed
+    /// [`Error::Filter`] for no predicates or more than eight, a template with a fixed
     /// count or length above [`MAX_PARAM`], a field the template does not have at top level, an integer operator on a non-integer field or with a value
     /// that is not a number (or not two for BETWEEN / NOTBETWEEN, or 0 for MODULO), a string
     /// operator on a non-string field.
@@ -204,7 +204,7 @@ impl PayloadFilter {
         event: &EventDef,
         match_any: bool,
         predicates: &[Predicate],
-    ) -> Result<PayloadFilter, DecodeError> {
+    ) -> Result<PayloadFilter, Error> {
         PayloadFilter::bind(
             provider.guid,
             event.id,
@@ -224,7 +224,7 @@ impl PayloadFilter {
         template: Option<Template>,
         match_any: bool,
         predicates: &[Predicate],
-    ) -> Result<PayloadFilter, DecodeError> {
+    ) -> Result<PayloadFilter, Error> {
         if predicates.is_empty() || predicates.len() > MAX_PAYLOAD_PREDICATES {
             return Err(filter_err(format!(
                 "{} predicates (1-{MAX_PAYLOAD_PREDICATES} allowed)",
@@ -236,7 +236,7 @@ impl PayloadFilter {
         let compiled = predicates
             .iter()
             .map(|p| compile(items, id, version, p))
-            .collect::<Result<Vec<_>, DecodeError>>()?;
+            .collect::<Result<Vec<_>, Error>>()?;
         Ok(PayloadFilter {
             provider,
             id,
@@ -292,7 +292,7 @@ impl PayloadFilter {
 
 /// Refuses a template whose fixed counts or lengths TDH could not carry (more than
 /// [`MAX_PARAM`], DEC-17), as the manifest loader does: the filter decodes payloads with it.
-fn check_params(items: &[Item]) -> Result<(), DecodeError> {
+fn check_params(items: &[Item]) -> Result<(), Error> {
     let fixed = |p: &Option<Param>| match p {
         Some(Param::Fixed(n)) if *n > MAX_PARAM => Some(*n),
         _ => None,
@@ -323,7 +323,7 @@ fn check_params(items: &[Item]) -> Result<(), DecodeError> {
 }
 
 /// Checks one predicate against the template's top-level items and compiles its operand.
-fn compile(items: &[Item], id: u16, version: u8, p: &Predicate) -> Result<Compiled, DecodeError> {
+fn compile(items: &[Item], id: u16, version: u8, p: &Predicate) -> Result<Compiled, Error> {
     let data = items
         .iter()
         .find_map(|i| match i {
@@ -450,8 +450,8 @@ impl AggregateFilter {
     /// pass for the events it is bound to).
     ///
     /// # Errors
-    /// [`DecodeError::Filter`] for no filters or filters of different providers.
-    pub fn new(filters: Vec<(PayloadFilter, bool)>) -> Result<AggregateFilter, DecodeError> {
+    /// [`Error::Filter`] for no filters or filters of different providers.
+    pub fn new(filters: Vec<(PayloadFilter, bool)>) -> Result<AggregateFilter, Error> {
         let provider = filters
             .first()
             .map(|(f, _)| f.provider)
@@ -569,10 +569,10 @@ impl AggregateFilter {
     /// [`PayloadFilter::new`] does against the template it carries.
     ///
     /// # Errors
-    /// [`DecodeError::Filter`] for bytes that are not such a filter (wrong magic or version,
+    /// [`Error::Filter`] for bytes that are not such a filter (wrong magic or version,
     /// truncated, trailing bytes, names that are not UTF-8, an unknown operator…) or whose
     /// filters [`new`](Self::new) or [`PayloadFilter::new`] would refuse. Never panics.
-    pub fn parse(bytes: &[u8]) -> Result<AggregateFilter, DecodeError> {
+    pub fn parse(bytes: &[u8]) -> Result<AggregateFilter, Error> {
         let mut r = Reader::new(bytes);
         if r.take(4)? != PAYLOAD_FILTER_MAGIC {
             return Err(r.bad("not an etwsim payload filter (magic)"));
@@ -661,7 +661,7 @@ fn put_data(w: &mut Vec<u8>, d: &DataDef) {
     }
 }
 
-/// Reads etwsim's payload-filter wire form; every failure is a [`DecodeError::Filter`] with
+/// Reads etwsim's payload-filter wire form; every failure is a [`Error::Filter`] with
 /// the byte offset.
 struct Reader<'a> {
     bytes: &'a [u8],
@@ -673,14 +673,14 @@ impl<'a> Reader<'a> {
         Reader { bytes, at: 0 }
     }
 
-    fn bad(&self, problem: impl std::fmt::Display) -> DecodeError {
+    fn bad(&self, problem: impl std::fmt::Display) -> Error {
         filter_err(format!(
             "malformed payload filter at byte {}: {problem}",
             self.at
         ))
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
         let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
         match end {
             Some(end) => {
@@ -695,11 +695,11 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn u8(&mut self) -> Result<u8, DecodeError> {
+    fn u8(&mut self) -> Result<u8, Error> {
         Ok(self.take(1)?[0])
     }
 
-    fn flag(&mut self) -> Result<bool, DecodeError> {
+    fn flag(&mut self) -> Result<bool, Error> {
         match self.u8()? {
             0 => Ok(false),
             1 => Ok(true),
@@ -707,17 +707,17 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn u16(&mut self) -> Result<u16, DecodeError> {
+    fn u16(&mut self) -> Result<u16, Error> {
         let b = self.take(2)?;
         Ok(u16::from_le_bytes([b[0], b[1]]))
     }
 
-    fn u32(&mut self) -> Result<u32, DecodeError> {
+    fn u32(&mut self) -> Result<u32, Error> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
-    fn str(&mut self) -> Result<String, DecodeError> {
+    fn str(&mut self) -> Result<String, Error> {
         let rest = &self.bytes[self.at..];
         let n = rest
             .iter()
@@ -730,7 +730,7 @@ impl<'a> Reader<'a> {
         Ok(s)
     }
 
-    fn param(&mut self) -> Result<Option<Param>, DecodeError> {
+    fn param(&mut self) -> Result<Option<Param>, Error> {
         Ok(match self.u8()? {
             0 => None,
             1 => Some(Param::Fixed(self.u32()?)),
@@ -739,7 +739,7 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn data(&mut self) -> Result<DataDef, DecodeError> {
+    fn data(&mut self) -> Result<DataDef, Error> {
         let name = self.str()?;
         let in_type = InType(self.u16()?);
         let out_type = self.flag()?;
@@ -758,7 +758,7 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn template(&mut self) -> Result<Template, DecodeError> {
+    fn template(&mut self) -> Result<Template, Error> {
         let tid = self.str()?;
         let count = self.u16()?;
         let mut items = Vec::with_capacity(usize::from(count).min(64));
@@ -782,7 +782,7 @@ impl<'a> Reader<'a> {
         Ok(Template { tid, items })
     }
 
-    fn end(&self) -> Result<(), DecodeError> {
+    fn end(&self) -> Result<(), Error> {
         if self.at == self.bytes.len() {
             Ok(())
         } else {
@@ -841,8 +841,8 @@ impl PayloadFilter {
     /// against the template it carries.
     ///
     /// # Errors
-    /// [`DecodeError::Filter`], as [`AggregateFilter::parse`].
-    pub fn parse(bytes: &[u8]) -> Result<PayloadFilter, DecodeError> {
+    /// [`Error::Filter`], as [`AggregateFilter::parse`].
+    pub fn parse(bytes: &[u8]) -> Result<PayloadFilter, Error> {
         let mut r = Reader::new(bytes);
         let guid: [u8; 16] = r.take(16)?.try_into().map_err(|_| r.bad("GUID"))?;
         let provider = Guid::from_bytes_le(guid);

@@ -6,10 +6,10 @@
 //!
 //! | bad element | left out | what else |
 //! |---|---|---|
-//! | `data` / `struct` (unknown `inType`, `win:Binary` without `length`, a count or length naming no earlier integer field, a missing name…) | its template | the template's events stay known (names, levels, keywords, messages); decoding their payload fails with [`DecodeError::NoTemplate`] naming the diagnostic |
+//! | `data` / `struct` (unknown `inType`, `win:Binary` without `length`, a count or length naming no earlier integer field, a missing name…) | its template | the template's events stay known (names, levels, keywords, messages); decoding their payload fails with [`Error::NoTemplate`] naming the diagnostic |
 //! | `template` without a `tid` | the template | — |
 //! | `event` without a readable `value` or `version` | the event | — |
-//! | `event` naming a template the manifest lacks | — | the event is kept; its payload cannot be decoded ([`DecodeError::NoTemplate`]) |
+//! | `event` naming a template the manifest lacks | — | the event is kept; its payload cannot be decoded ([`Error::NoTemplate`]) |
 //! | `level`, `task`, `opcode`, `keyword`, `channel` with a bad value, mask or name | that element | events naming it get a warning and keep their numbers |
 //! | `valueMap` / `bitMap` without a name, a `map` entry without a value | that map / entry | fields naming the map show numbers |
 //! | `provider` without a readable `guid` | the provider | — |
@@ -21,7 +21,7 @@
 //! winmeta (`win:Always` for `win:LogAlways`, `UInt32` or `win:Uint32` for `win:UInt32`),
 //! said once per provider and name.
 //!
-//! Still refused with a [`DecodeError`]: text that is not well-formed XML (or too deep or too
+//! Still refused with a [`Error`]: text that is not well-formed XML (or too deep or too
 //! big), a document with no `<instrumentation>` element (not a manifest), and ambiguity — a
 //! template `tid`, an event (value, version) or a provider GUID defined twice.
 //!
@@ -38,7 +38,7 @@ use super::{
     NamedValue, OutType, Param, Provider, Severity, StructDef, TaskDef, Template, looks_numeric,
     parse_number, too_wide, xml_depth,
 };
-use crate::decode_error::DecodeError;
+use crate::Error;
 use etwsim_types::Guid;
 use roxmltree::{Document, Node};
 use std::cell::{Cell, RefCell};
@@ -62,13 +62,13 @@ const QUOTE_CHARS: usize = 80;
 /// the [`Severity::Warning`] ones ([`Manifest::diagnostics`]).
 ///
 /// # Errors
-/// [`DecodeError::Xml`] for text that is not well-formed XML (or not decodable), nests
+/// [`Error::Xml`] for text that is not well-formed XML (or not decodable), nests
 /// elements deeper than [`MAX_XML_DEPTH`] or has more than [`MAX_XML_NODES`] nodes;
-/// [`DecodeError::Manifest`] naming the line and element for a document with no
+/// [`Error::Manifest`] naming the line and element for a document with no
 /// `<instrumentation>` element (not a manifest) or for an ambiguity: a template `tid`, an
 /// event (value, version) or a provider GUID defined twice (the message names the other
 /// place).
-pub fn load_manifest(bytes: &[u8]) -> Result<Manifest, DecodeError> {
+pub fn load_manifest(bytes: &[u8]) -> Result<Manifest, Error> {
     let text = decode_text(bytes)?;
     Manifest::parse(&text)
 }
@@ -106,13 +106,13 @@ pub fn read_manifest_file(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-fn decode_text(bytes: &[u8]) -> Result<String, DecodeError> {
-    let bad = |message: &str| DecodeError::Xml {
+fn decode_text(bytes: &[u8]) -> Result<String, Error> {
+    let bad = |message: &str| Error::Xml {
         line: 1,
         column: 1,
         message: message.into(),
     };
-    let utf16 = |rest: &[u8], le: bool| -> Result<String, DecodeError> {
+    let utf16 = |rest: &[u8], le: bool| -> Result<String, Error> {
         if rest.len() % 2 != 0 {
             return Err(bad("UTF-16 text with an odd number of bytes"));
         }
@@ -147,7 +147,7 @@ impl Manifest {
     ///
     /// # Errors
     /// As [`load_manifest`].
-    pub fn parse(xml: &str) -> Result<Manifest, DecodeError> {
+    pub fn parse(xml: &str) -> Result<Manifest, Error> {
         xml_depth::check(xml, MAX_XML_DEPTH)?;
         let options = roxmltree::ParsingOptions {
             allow_dtd: false,
@@ -155,7 +155,7 @@ impl Manifest {
         };
         let doc = Document::parse_with_options(xml, options).map_err(|e| {
             let pos = e.pos();
-            DecodeError::Xml {
+            Error::Xml {
                 line: pos.row,
                 column: pos.col,
                 message: e.to_string(),
@@ -424,8 +424,8 @@ impl Cx<'_> {
     }
 
     /// A refusal: the manifest cannot be read one way.
-    fn refuse(&self, node: Node<'_, '_>, message: String) -> DecodeError {
-        DecodeError::Manifest {
+    fn refuse(&self, node: Node<'_, '_>, message: String) -> Error {
+        Error::Manifest {
             line: self.line(node),
             element: node.tag_name().name().to_owned(),
             message,
@@ -589,8 +589,8 @@ impl Cx<'_> {
     }
 
     /// One `provider`: `None` when it has no usable GUID (an error says so); an error
-    /// ([`DecodeError`]) only when the provider cannot be read one way.
-    fn provider(&self, p: Node<'_, '_>) -> Result<Option<Provider>, DecodeError> {
+    /// ([`Error`]) only when the provider cannot be read one way.
+    fn provider(&self, p: Node<'_, '_>) -> Result<Option<Provider>, Error> {
         self.aliased.borrow_mut().clear();
         let guid = match required(p, "guid").and_then(|g| {
             g.parse::<Guid>()

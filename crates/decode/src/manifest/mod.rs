@@ -29,13 +29,13 @@
 //! mask of two bits…) is left out with what depends on it — that template, event, map or
 //! keyword — and a [`Severity::Error`] diagnostic says where and why; an event whose
 //! template was left out stays known, and decoding its payload says why it cannot
-//! ([`DecodeError::NoTemplate`]). [`Severity::Warning`] diagnostics say how the rest was read
+//! ([`Error::NoTemplate`]). [`Severity::Warning`] diagnostics say how the rest was read
 //! (a name it refers to but does not define, a known alias such as `win:Always`). The table
 //! of what costs what is in the loader's source (`load.rs`).
 //!
 //! Refused with an error: text that is not well-formed XML, a document with no
 //! `<instrumentation>` (not a manifest), and ambiguity — a template `tid`, an event (value,
-//! version) or a provider GUID defined twice ([`DecodeError::Manifest`] names both places).
+//! version) or a provider GUID defined twice ([`Error::Manifest`] names both places).
 //! What bad input may cost is bounded by the input: [`read_manifest_file`] reads at most
 //! [`MAX_MANIFEST_BYTES`]; elements nest at most [`MAX_XML_DEPTH`] deep (checked before the
 //! parser) in at most [`MAX_XML_NODES`] nodes; fixed counts and lengths are at most
@@ -46,7 +46,7 @@
 //! ```
 //! use etwsim_decode::manifest::load_manifest;
 //!
-//! # fn main() -> Result<(), etwsim_decode::DecodeError> {
+//! # fn main() -> Result<(), etwsim_decode::Error> {
 //! let xml = r#"<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">
 //!  <instrumentation><events>
 //!   <provider name="Demo" guid="{3e4f2c1a-5b6d-4e7f-8a9b-0c1d2e3f4a5b}" symbol="DEMO">
@@ -82,7 +82,7 @@ pub use load::{MAX_DIAGNOSTICS, load_manifest, read_manifest_file};
 pub use render::format_message;
 pub use types::{InType, OutType};
 
-use crate::decode_error::DecodeError;
+use crate::Error;
 use etwsim_types::Guid;
 use std::fmt;
 use types::{WIN_CHANNELS, WIN_KEYWORDS, WIN_LEVELS, WIN_OPCODES, WIN_TASKS, win_lookup};
@@ -439,12 +439,12 @@ impl Provider {
     /// The OR of the masks of `names`.
     ///
     /// # Errors
-    /// [`DecodeError::Filter`] naming an unknown keyword (or saying that a number given as
+    /// [`Error::Filter`] naming an unknown keyword (or saying that a number given as
     /// one does not fit in 64 bits).
-    pub fn keyword_mask(&self, names: &[&str]) -> Result<u64, DecodeError> {
+    pub fn keyword_mask(&self, names: &[&str]) -> Result<u64, Error> {
         names.iter().try_fold(0, |acc, n| {
             self.keyword(n).map(|m| acc | m).ok_or_else(|| {
-                DecodeError::Filter(match too_wide(n) {
+                Error::Filter(match too_wide(n) {
                     Some(why) => format!("keyword {why}"),
                     None => format!("no keyword named {n:?} in {}", self.name),
                 })
@@ -457,7 +457,7 @@ impl Provider {
     ///
     /// # Errors
     /// As [`keyword_mask`](Self::keyword_mask).
-    pub fn keyword_filter(&self, any: &[&str], all: &[&str]) -> Result<KeywordFilter, DecodeError> {
+    pub fn keyword_filter(&self, any: &[&str], all: &[&str]) -> Result<KeywordFilter, Error> {
         Ok(KeywordFilter {
             match_any: self.keyword_mask(any)?,
             match_all: self.keyword_mask(all)?,

@@ -10,11 +10,11 @@
 //! differently from how the parser reads it, but the parser stops at the first such place,
 //! so it never nests deeper than the scan counted up to there.
 
-use crate::decode_error::DecodeError;
+use crate::Error;
 
 /// Refuses `text` whose elements nest deeper than `limit` (the root element is depth 1),
 /// naming the line and column of the first start tag past it.
-pub(super) fn check(text: &str, limit: usize) -> Result<(), DecodeError> {
+pub(super) fn check(text: &str, limit: usize) -> Result<(), Error> {
     let b = text.as_bytes();
     let mut pos = Position::default();
     let mut depth = 0usize;
@@ -38,7 +38,7 @@ pub(super) fn check(text: &str, limit: usize) -> Result<(), DecodeError> {
             if !self_closing {
                 depth += 1;
                 if depth > limit {
-                    return Err(DecodeError::Xml {
+                    return Err(Error::Xml {
                         line: pos.line,
                         column: pos.column(text, lt),
                         message: format!(
@@ -146,7 +146,7 @@ mod tests {
     fn depth_error(text: &str, limit: usize) -> Option<(u32, u32)> {
         match check(text, limit) {
             Ok(()) => None,
-            Err(DecodeError::Xml { line, column, .. }) => Some((line, column)),
+            Err(Error::Xml { line, column, .. }) => Some((line, column)),
             Err(e) => panic!("{e}"),
         }
     }

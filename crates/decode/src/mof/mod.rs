@@ -28,7 +28,7 @@
 //! fields are 4 or 8 bytes by the record's 32/64-bit header type. Bytes beyond the layout are
 //! ignored (counted in [`MofEvent::trailing`]); optional trailing fields (Thread's ThreadName,
 //! ReadWrite's ExtraFlags, DiskIo's IssuingThreadId) are read only when bytes remain. A class,
-//! event type or version the table does not describe is [`DecodeError::NoSchema`], so a caller
+//! event type or version the table does not describe is [`Error::NoSchema`], so a caller
 //! can show the payload as hex.
 //!
 //! `UTF-16z` and `ANSIz` fields end at their NUL; the last string of a layout may also run to
@@ -41,7 +41,7 @@
 //! use etwsim_decode::fields::Value;
 //! use etwsim_decode::mof::{self, FILE_IO};
 //!
-//! # fn main() -> Result<(), etwsim_decode::DecodeError> {
+//! # fn main() -> Result<(), etwsim_decode::Error> {
 //! let read = FILE_IO.schema("Read", 3).expect("FileIo Read v3");
 //! assert_eq!(read.hook_id(), 0x0443);
 //! let payload = read.encode(
@@ -74,7 +74,7 @@ pub use table::{
     classes,
 };
 
-use crate::decode_error::DecodeError;
+use crate::Error;
 use crate::fields::{Field, TokenUser, Value};
 use crate::wire::Cursor;
 use etwsim_types::{Guid, KernelClass};
@@ -333,9 +333,9 @@ pub struct Schema {
 /// The layout for (class GUID, event type, version) (KRN-14).
 ///
 /// # Errors
-/// [`DecodeError::NoSchema`] when the table has no layout for it.
-pub fn schema(class: Guid, opcode: u8, version: u8) -> Result<Schema, DecodeError> {
-    let no = || DecodeError::NoSchema {
+/// [`Error::NoSchema`] when the table has no layout for it.
+pub fn schema(class: Guid, opcode: u8, version: u8) -> Result<Schema, Error> {
+    let no = || Error::NoSchema {
         class,
         opcode,
         version,
@@ -368,11 +368,11 @@ pub fn class_for_hook(hook_id: u16) -> Option<(&'static MofClass, u8)> {
 /// The layout for a raw record's (HookId, header version).
 ///
 /// # Errors
-/// [`DecodeError::NoSchema`] (with [`Guid::NULL`] as the class for an unknown group).
-pub fn schema_for_hook(hook_id: u16, version: u8) -> Result<Schema, DecodeError> {
+/// [`Error::NoSchema`] (with [`Guid::NULL`] as the class for an unknown group).
+pub fn schema_for_hook(hook_id: u16, version: u8) -> Result<Schema, Error> {
     match class_for_hook(hook_id) {
         Some((class, opcode)) => schema(class.guid, opcode, version),
-        None => Err(DecodeError::NoSchema {
+        None => Err(Error::NoSchema {
             class: Guid::NULL,
             opcode: hook_id as u8,
             version,
@@ -384,7 +384,7 @@ pub fn schema_for_hook(hook_id: u16, version: u8) -> Result<Schema, DecodeError>
 /// has from an `EVENT_RECORD` (KRN-13).
 ///
 /// # Errors
-/// [`DecodeError::NoSchema`], [`DecodeError::PointerSize`], or the payload errors of
+/// [`Error::NoSchema`], [`Error::PointerSize`], or the payload errors of
 /// [`Schema::decode`].
 pub fn decode_mof(
     class: Guid,
@@ -392,7 +392,7 @@ pub fn decode_mof(
     version: u8,
     pointer_size: u8,
     payload: &[u8],
-) -> Result<MofEvent, DecodeError> {
+) -> Result<MofEvent, Error> {
     schema(class, opcode, version)?.decode(payload, pointer_size)
 }
 
@@ -402,7 +402,7 @@ pub fn decode_mof(
 ///
 /// # Errors
 /// As [`decode_mof`].
-pub fn decode_event_record(r: &etwsim_types::EventRecord) -> Result<MofEvent, DecodeError> {
+pub fn decode_event_record(r: &etwsim_types::EventRecord) -> Result<MofEvent, Error> {
     use etwsim_types::record::header_flags;
     let pointer_size = if r.header.flags & header_flags::HEADER_32_BIT != 0 {
         4
@@ -428,7 +428,7 @@ pub fn decode_system(
     version: u16,
     pointer_size: u8,
     payload: &[u8],
-) -> Result<MofEvent, DecodeError> {
+) -> Result<MofEvent, Error> {
     schema_for_hook(hook_id, version as u8)?.decode(payload, pointer_size)
 }
 
@@ -450,10 +450,10 @@ impl MofEvent {
     }
 }
 
-fn check_pointer_size(pointer_size: u8) -> Result<(), DecodeError> {
+fn check_pointer_size(pointer_size: u8) -> Result<(), Error> {
     match pointer_size {
         4 | 8 => Ok(()),
-        n => Err(DecodeError::PointerSize(n)),
+        n => Err(Error::PointerSize(n)),
     }
 }
 
@@ -469,10 +469,10 @@ impl Schema {
     /// Decodes `payload` written with `pointer_size`-byte pointers (4 or 8).
     ///
     /// # Errors
-    /// [`DecodeError::PointerSize`]; [`DecodeError::Truncated`] when a required field does
-    /// not fit; [`DecodeError::BadValue`] for an unterminated or odd-length string, or a SID
+    /// [`Error::PointerSize`]; [`Error::Truncated`] when a required field does
+    /// not fit; [`Error::BadValue`] for an unterminated or odd-length string, or a SID
     /// whose count does not fit. Each names the field and its payload offset.
-    pub fn decode(&self, payload: &[u8], pointer_size: u8) -> Result<MofEvent, DecodeError> {
+    pub fn decode(&self, payload: &[u8], pointer_size: u8) -> Result<MofEvent, Error> {
         let mut reader = Cursor::new(payload, pointer_size)?;
         let fields = self.layout.fields;
         let mut out = Vec::with_capacity(fields.len());
@@ -510,14 +510,14 @@ impl Schema {
     /// [`Value::Pointer`] for a pointer array.
     ///
     /// # Errors
-    /// [`DecodeError::PointerSize`]; [`DecodeError::Encode`] naming the field for a missing
+    /// [`Error::PointerSize`]; [`Error::Encode`] naming the field for a missing
     /// or extra value, a value of the wrong kind, a pointer above 32 bits for a 32-bit
     /// writer, a string holding a NUL, a SID block whose pointer has zero low 32 bits.
-    pub fn encode(&self, values: &[Value], pointer_size: u8) -> Result<Vec<u8>, DecodeError> {
+    pub fn encode(&self, values: &[Value], pointer_size: u8) -> Result<Vec<u8>, Error> {
         check_pointer_size(pointer_size)?;
         let layout = self.layout;
         if values.len() < layout.required_fields() || values.len() > layout.fields.len() {
-            return Err(DecodeError::Encode {
+            return Err(Error::Encode {
                 layout: layout.name,
                 field: "<count>".into(),
                 reason: format!(
@@ -540,14 +540,10 @@ impl Schema {
     ///
     /// # Errors
     /// As [`encode`](Self::encode), plus a field whose name is not the next in the layout.
-    pub fn encode_fields(
-        &self,
-        fields: &[Field],
-        pointer_size: u8,
-    ) -> Result<Vec<u8>, DecodeError> {
+    pub fn encode_fields(&self, fields: &[Field], pointer_size: u8) -> Result<Vec<u8>, Error> {
         for (f, def) in fields.iter().zip(self.layout.fields) {
             if f.name != def.name {
-                return Err(DecodeError::Encode {
+                return Err(Error::Encode {
                     layout: self.layout.name,
                     field: f.name.clone(),
                     reason: format!("expected field {} here", def.name),
@@ -559,7 +555,7 @@ impl Schema {
     }
 }
 
-fn read_field(c: &mut Cursor<'_>, f: &MofField, last: bool) -> Result<Value, DecodeError> {
+fn read_field(c: &mut Cursor<'_>, f: &MofField, last: bool) -> Result<Value, Error> {
     let name = f.name;
     Ok(match f.ty {
         MofType::U8 => Value::U8(c.array::<1>(name)?[0]),
@@ -598,7 +594,7 @@ fn read_field(c: &mut Cursor<'_>, f: &MofField, last: bool) -> Result<Value, Dec
 
 /// KRN-27: a u32 0 when absent, else TOKEN_USER (pointer + attributes, padded to two pointer
 /// widths) then the SID.
-fn token_user(c: &mut Cursor<'_>, name: &str) -> Result<Value, DecodeError> {
+fn token_user(c: &mut Cursor<'_>, name: &str) -> Result<Value, Error> {
     let start = c.offset;
     if c.u32(name)? == 0 {
         return Ok(Value::Null);
@@ -623,8 +619,8 @@ fn write_value(
     f: &MofField,
     v: &Value,
     pointer_size: u8,
-) -> Result<(), DecodeError> {
-    let err = |reason: String| DecodeError::Encode {
+) -> Result<(), Error> {
+    let err = |reason: String| Error::Encode {
         layout,
         field: f.name.into(),
         reason,
@@ -706,8 +702,11 @@ fn write_value(
             }
         }
         (MofType::TokenUserSid, Value::Null) => out.extend_from_slice(&[0; 4]),
-        (MofType::TokenUserSid, Value::Sid(sid)) => {
-            write_token_user(out, &TokenUser::new(sid.clone()), pointer_size).map_err(err)?;
+        (MofType::TokenUserSid, Value::Sid(b)) => {
+            let sid = v
+                .sid()
+                .ok_or_else(|| err(format!("{} bytes are not a valid SID", b.len())))?;
+            write_token_user(out, &TokenUser::new(sid), pointer_size).map_err(err)?;
         }
         (MofType::TokenUserSid, Value::TokenUser(t)) => {
             write_token_user(out, t, pointer_size).map_err(err)?;

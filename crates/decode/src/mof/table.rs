@@ -23,7 +23,7 @@
 //! Version numbering follows the record header: `v2` layouts carry the Windows 7 (Learn)
 //! names, `v3`+ the Windows 8+ ones (Image v2 reads bytes 28–31 as one `Reserved0`, v3 as
 //! SignatureLevel, SignatureType, Reserved0). An event type with no public layout is named
-//! with no layouts, so it decodes as [`DecodeError::NoSchema`](crate::DecodeError::NoSchema).
+//! with no layouts, so it decodes as [`Error::NoSchema`](crate::Error::NoSchema).
 //!
 //! Choices where the sources differ:
 //! * FileIo_Name's first field keeps Learn's name `FileObject`; it carries the FileKey

@@ -38,7 +38,7 @@
 //! |---|---|---|
 //! | `sint8`…`uint64` | 1, 2, 4, 8 bytes | the integer ([`Value::U32`]…); `format("x")` shows hex, `format("c")` a character |
 //! | `real32`, `real64` | 4, 8 | [`Value::F32`], [`Value::F64`] |
-//! | `boolean` | 4 (TDH's BOOLEAN, DEC-09) | [`Value::Bool`] |
+//! | `boolean` | 4 (TDH's BOOLEAN, DEC-09) | [`Value::Bool32`] |
 //! | `char16` | 2 | one UTF-16 character; an array of them with `format("s")` is text |
 //! | `string` | `StringTermination`: `NullTerminated` (default) ends at a NUL, `Counted` a u16 byte count first, `ReverseCounted` a big-endian one, `NotCounted` to the end of the payload (last property only); `format("w")` UTF-16, otherwise 8-bit (Windows-1252, DEC-12) | [`Value::String`] / [`Value::Ansi`] |
 //! | any with `pointer`, or `extension("SizeT")` | 4 or 8 by the writer | [`Value::Pointer`] |
@@ -64,7 +64,7 @@
 //! [`MAX_CLASSES`](parse::MAX_CLASSES) classes, [`MAX_PROPERTIES`](parse::MAX_PROPERTIES)
 //! properties a class, fixed arrays of at most 65,535 elements; an array's element count is
 //! checked against the bytes left before anything is made. A syntax error fails the file
-//! ([`MofError`], naming the file and line); a class whose payload cannot be described (an
+//! ([`Error::MofSyntax`], naming the file and line); a class whose payload cannot be described (an
 //! unknown type, a `WmiSizeIs` naming no earlier integer property, a missing `WmiDataId`) is
 //! kept, says why in a [`Diagnostic`], and decoding its events reports it.
 //!
@@ -75,7 +75,7 @@
 mod lex;
 pub mod parse;
 
-use crate::decode_error::DecodeError;
+use crate::Error;
 use crate::fields::{Field, TokenUser, Value};
 use crate::wire::Cursor;
 use etwsim_types::Guid;
@@ -91,18 +91,6 @@ pub const MAX_MOF_BYTES: u64 = 16 << 20;
 
 /// The largest fixed array (`Name[n]`, `MAX(n)`): TDH counts in 16 bits.
 pub const MAX_FIXED_COUNT: u64 = u16::MAX as u64;
-
-/// A MOF file that cannot be read.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
-pub struct MofError {
-    /// The file.
-    pub file: Arc<str>,
-    /// The 1-based line.
-    pub line: u32,
-    /// What is wrong.
-    pub message: String,
-}
 
 /// A class this reader keeps but cannot (fully) use, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -350,45 +338,6 @@ impl ClassEvent<'_> {
     }
 }
 
-/// Why a classic event was not decoded.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ClassError {
-    /// No class given has this GUID.
-    #[error("no MOF class given has GUID {guid} (--mof FILE)")]
-    NoClass {
-        /// The event's GUID.
-        guid: Guid,
-    },
-    /// The GUID's classes have no version `version` (and none without `EventVersion`).
-    #[error("MOF class {class} has no EventVersion({version}), nor a version without one")]
-    NoVersion {
-        /// The (first) class with the GUID.
-        class: String,
-        /// The record's `Class.Version`.
-        version: u8,
-    },
-    /// No event type class lists this event type.
-    #[error("MOF class {class} has no event type class with EventType {event_type}")]
-    NoEventType {
-        /// The event class.
-        class: String,
-        /// The record's `Class.Type`.
-        event_type: u8,
-    },
-    /// The event type class's layout could not be built.
-    #[error("MOF class {class} cannot be decoded: {reason}")]
-    Unusable {
-        /// The event type class.
-        class: String,
-        /// Why.
-        reason: String,
-    },
-    /// The payload does not fit the layout.
-    #[error("{0}")]
-    Payload(DecodeError),
-}
-
 impl MofClasses {
     /// No classes.
     pub fn new() -> MofClasses {
@@ -399,8 +348,8 @@ impl MofClasses {
     /// naming it in errors.
     ///
     /// # Errors
-    /// [`MofError`] for a syntax error.
-    pub fn from_text(bytes: &[u8], file: &str) -> Result<MofClasses, MofError> {
+    /// [`Error::MofSyntax`] for a syntax error.
+    pub fn from_text(bytes: &[u8], file: &str) -> Result<MofClasses, Error> {
         let mut c = MofClasses::new();
         c.add_text(bytes, file)?;
         Ok(c)
@@ -410,7 +359,7 @@ impl MofClasses {
     ///
     /// # Errors
     /// I/O errors naming the file (a larger file is
-    /// [`std::io::ErrorKind::FileTooLarge`]); a [`MofError`] as
+    /// [`std::io::ErrorKind::FileTooLarge`]); a [`Error::MofSyntax`] as
     /// [`std::io::ErrorKind::InvalidData`].
     pub fn load(path: &Path) -> std::io::Result<MofClasses> {
         let mut c = MofClasses::new();
@@ -447,11 +396,11 @@ impl MofClasses {
     /// Adds the classes of one MOF file's bytes.
     ///
     /// # Errors
-    /// [`MofError`] for a syntax error; nothing of the file is added then.
-    pub fn add_text(&mut self, bytes: &[u8], file: &str) -> Result<(), MofError> {
+    /// [`Error::MofSyntax`] for a syntax error; nothing of the file is added then.
+    pub fn add_text(&mut self, bytes: &[u8], file: &str) -> Result<(), Error> {
         let file: Arc<str> = Arc::from(file);
         let text = crate::wpp::tmf::text_of(bytes);
-        let fail = |(line, message): (u32, String)| MofError {
+        let fail = |(line, message): (u32, String)| Error::MofSyntax {
             file: file.clone(),
             line,
             message,
@@ -655,17 +604,14 @@ impl MofClasses {
     /// (module docs).
     ///
     /// # Errors
-    /// [`ClassError::NoClass`], [`ClassError::NoVersion`], [`ClassError::NoEventType`].
+    /// [`Error::NoMofClass`], [`Error::NoMofVersion`], [`Error::NoMofEventType`].
     pub fn find(
         &self,
         guid: Guid,
         event_type: u8,
         version: u8,
-    ) -> Result<(&EventClass, &TypeClass), ClassError> {
-        let candidates = self
-            .by_guid
-            .get(&guid)
-            .ok_or(ClassError::NoClass { guid })?;
+    ) -> Result<(&EventClass, &TypeClass), Error> {
+        let candidates = self.by_guid.get(&guid).ok_or(Error::NoMofClass { guid })?;
         let of = |want: Option<u8>| {
             candidates
                 .iter()
@@ -674,7 +620,7 @@ impl MofClasses {
         };
         let mut versions = of(Some(version)).chain(of(None)).peekable();
         let Some(first) = versions.peek().copied() else {
-            return Err(ClassError::NoVersion {
+            return Err(Error::NoMofVersion {
                 class: self.classes[candidates[0]].name.clone(),
                 version,
             });
@@ -688,7 +634,7 @@ impl MofClasses {
                 return Ok((c, t));
             }
         }
-        Err(ClassError::NoEventType {
+        Err(Error::NoMofEventType {
             class: first.name.clone(),
             event_type,
         })
@@ -698,9 +644,9 @@ impl MofClasses {
     /// pointer size (4 or 8; anything else is read as 8) and payload.
     ///
     /// # Errors
-    /// As [`find`](Self::find); [`ClassError::Unusable`] for a class whose layout could not
-    /// be built; [`ClassError::Payload`] naming the property and offset where the payload
-    /// does not fit.
+    /// As [`find`](Self::find); [`Error::MofUnusable`] for a class whose layout could not
+    /// be built; [`Error::Truncated`] or [`Error::BadValue`] naming the property and
+    /// offset where the payload does not fit.
     pub fn decode(
         &self,
         guid: Guid,
@@ -708,17 +654,17 @@ impl MofClasses {
         version: u8,
         pointer_size: u8,
         payload: &[u8],
-    ) -> Result<ClassEvent<'_>, ClassError> {
+    ) -> Result<ClassEvent<'_>, Error> {
         let (class, type_class) = self.find(guid, event_type, version)?;
         let layout = type_class
             .layout
             .as_ref()
-            .map_err(|reason| ClassError::Unusable {
+            .map_err(|reason| Error::MofUnusable {
                 class: type_class.name.clone(),
                 reason: reason.clone(),
             })?;
         let ps = if pointer_size == 4 { 4 } else { 8 };
-        let (fields, trailing) = read(layout, ps, payload).map_err(ClassError::Payload)?;
+        let (fields, trailing) = read(layout, ps, payload)?;
         Ok(ClassEvent {
             class,
             type_class,
@@ -919,7 +865,7 @@ fn fixed(n: u64) -> Result<u16, String> {
 }
 
 /// Reads `layout` from `payload`: the fields and the bytes left.
-fn read(layout: &[Property], ps: u8, payload: &[u8]) -> Result<(Vec<Field>, usize), DecodeError> {
+fn read(layout: &[Property], ps: u8, payload: &[u8]) -> Result<(Vec<Field>, usize), Error> {
     let mut c = Cursor::new(payload, ps)?;
     let mut fields: Vec<Field> = Vec::with_capacity(layout.len());
     let n = layout.len();
@@ -968,7 +914,7 @@ fn read(layout: &[Property], ps: u8, payload: &[u8]) -> Result<(Vec<Field>, usiz
             Some(k) => {
                 let min = p.ty.min_size(ps).max(1);
                 if k > c.left() / min {
-                    return Err(DecodeError::Truncated {
+                    return Err(Error::Truncated {
                         field: name.into(),
                         offset: c.offset,
                         needed: k.saturating_mul(min),
@@ -988,7 +934,7 @@ fn read(layout: &[Property], ps: u8, payload: &[u8]) -> Result<(Vec<Field>, usiz
 }
 
 /// One element of `p`.
-fn element(c: &mut Cursor<'_>, p: &Property, last: bool) -> Result<Value, DecodeError> {
+fn element(c: &mut Cursor<'_>, p: &Property, last: bool) -> Result<Value, Error> {
     let name = p.name.as_str();
     Ok(match p.ty {
         PropType::Int { size, signed } => match (size, signed) {
@@ -1003,7 +949,7 @@ fn element(c: &mut Cursor<'_>, p: &Property, last: bool) -> Result<Value, Decode
         },
         PropType::Float { size: 4 } => Value::F32(f32::from_le_bytes(c.array(name)?)),
         PropType::Float { .. } => Value::F64(f64::from_le_bytes(c.array(name)?)),
-        PropType::Bool => Value::Bool(c.u32(name)? != 0),
+        PropType::Bool => Value::Bool32(c.u32(name)? as i32),
         PropType::Char16 => Value::String(crate::wire::utf16_lossy(c.take(name, 2)?)),
         PropType::CharString { wide } => {
             let bytes = c.take(name, if wide { 2 } else { 1 })?;

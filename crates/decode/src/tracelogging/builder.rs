@@ -4,8 +4,9 @@
 use super::payload::encode_field;
 use super::schema::{Arity, EventSchema, FieldDef, InType, OutType};
 use super::traits::ProviderTraits;
-use super::value::{Field, SystemTime, Value};
 use crate::error::{Error, Result};
+use crate::fields::SystemTime;
+use crate::value::{Field, Value};
 use etwsim_types::record::{ext_type, header_flags, record_size};
 use etwsim_types::{
     Channel, EventDescriptor, EventHeader, EventRecord, ExtendedItem, Guid, Keyword, Level, Opcode,
@@ -149,7 +150,7 @@ pub const fn descriptor(level: Level, keyword: Keyword) -> EventDescriptor {
 #[derive(Clone, Debug)]
 struct OpenStruct {
     name: String,
-    fields: Vec<Field>,
+    fields: Vec<(FieldDef, Value)>,
 }
 
 /// Builds one TraceLogging event: name, tag, descriptor fields and typed fields.
@@ -183,7 +184,7 @@ pub struct EventBuilder {
     name: String,
     tag: u32,
     descriptor: EventDescriptor,
-    fields: Vec<Field>,
+    fields: Vec<(FieldDef, Value)>,
     open: Vec<OpenStruct>,
     error: Option<Error>,
 }
@@ -251,7 +252,7 @@ impl EventBuilder {
         self
     }
 
-    fn scope(&mut self) -> &mut Vec<Field> {
+    fn scope(&mut self) -> &mut Vec<(FieldDef, Value)> {
         match self.open.last_mut() {
             Some(s) => &mut s.fields,
             None => &mut self.fields,
@@ -271,7 +272,7 @@ impl EventBuilder {
     /// method uses, which also reaches what they do not (arrays of structs, CUSTOM fields,
     /// POINTER). The value is checked against the definition by [`build`](Self::build).
     pub fn field(&mut self, def: FieldDef, value: Value) -> &mut Self {
-        self.scope().push(Field { def, value });
+        self.scope().push((def, value));
         self
     }
 
@@ -295,7 +296,7 @@ impl EventBuilder {
     /// Sets the OutType (formatting hint, DEC-10) of the field added last.
     pub fn out_type(&mut self, out_type: OutType) -> &mut Self {
         match self.scope().last_mut() {
-            Some(f) => f.def.out_type = out_type,
+            Some((def, _)) => def.out_type = out_type,
             None => self.fail("", "out_type() before any field"),
         }
         self
@@ -304,7 +305,7 @@ impl EventBuilder {
     /// Sets the 28-bit field tag of the field added last (DEC-07).
     pub fn field_tag(&mut self, tag: u32) -> &mut Self {
         match self.scope().last_mut() {
-            Some(f) => f.def.tag = tag,
+            Some((def, _)) => def.tag = tag,
             None => self.fail("", "field_tag() before any field"),
         }
         self
@@ -465,7 +466,7 @@ impl EventBuilder {
             name,
             InType::COUNTED_STRING,
             OutType::DEFAULT,
-            Value::Str16(text.into()),
+            Value::CountedString(text.into()),
         )
     }
 
@@ -475,7 +476,7 @@ impl EventBuilder {
             name,
             InType::UNICODE_STRING,
             OutType::DEFAULT,
-            Value::CStr16(text.into()),
+            Value::String(text.into()),
         )
     }
 
@@ -486,7 +487,7 @@ impl EventBuilder {
             name,
             InType::COUNTED_ANSI_STRING,
             OutType::DEFAULT,
-            Value::Str8(bytes.to_vec()),
+            Value::CountedAnsi(bytes.to_vec()),
         )
     }
 
@@ -496,7 +497,7 @@ impl EventBuilder {
             name,
             InType::ANSI_STRING,
             OutType::DEFAULT,
-            Value::CStr8(bytes.to_vec()),
+            Value::Ansi(bytes.to_vec()),
         )
     }
 
@@ -511,7 +512,10 @@ impl EventBuilder {
         name: &str,
         texts: impl IntoIterator<Item = &'s str>,
     ) -> &mut Self {
-        let values = texts.into_iter().map(|t| Value::Str16(t.into())).collect();
+        let values = texts
+            .into_iter()
+            .map(|t| Value::CountedString(t.into()))
+            .collect();
         self.vcount(name, InType::COUNTED_STRING, values)
     }
 
@@ -521,7 +525,7 @@ impl EventBuilder {
         name: &str,
         texts: impl IntoIterator<Item = &'s str>,
     ) -> &mut Self {
-        let values = texts.into_iter().map(|t| Value::CStr16(t.into())).collect();
+        let values = texts.into_iter().map(|t| Value::String(t.into())).collect();
         self.vcount(name, InType::UNICODE_STRING, values)
     }
 
@@ -531,7 +535,10 @@ impl EventBuilder {
         name: &str,
         texts: impl IntoIterator<Item = &'s [u8]>,
     ) -> &mut Self {
-        let values = texts.into_iter().map(|t| Value::Str8(t.to_vec())).collect();
+        let values = texts
+            .into_iter()
+            .map(|t| Value::CountedAnsi(t.to_vec()))
+            .collect();
         self.vcount(name, InType::COUNTED_ANSI_STRING, values)
     }
 
@@ -541,10 +548,7 @@ impl EventBuilder {
         name: &str,
         texts: impl IntoIterator<Item = &'s [u8]>,
     ) -> &mut Self {
-        let values = texts
-            .into_iter()
-            .map(|t| Value::CStr8(t.to_vec()))
-            .collect();
+        let values = texts.into_iter().map(|t| Value::Ansi(t.to_vec())).collect();
         self.vcount(name, InType::ANSI_STRING, values)
     }
 
@@ -608,8 +612,10 @@ impl EventBuilder {
         match self.open.pop() {
             Some(s) => {
                 let def =
-                    FieldDef::structure(s.name, s.fields.iter().map(|f| f.def.clone()).collect());
-                self.field(def, Value::Struct(s.fields))
+                    FieldDef::structure(s.name, s.fields.iter().map(|(d, _)| d.clone()).collect());
+                // The members' definitions are in `def`; the values need only their names.
+                let members = s.fields.into_iter().map(|(d, v)| Field::new(d.name, v));
+                self.field(def, Value::Struct(members.collect()))
             }
             None => {
                 self.fail("", "end_struct() without an open struct");
@@ -623,7 +629,7 @@ impl EventBuilder {
         EventSchema {
             name: self.name.clone(),
             tag: self.tag,
-            fields: self.fields.iter().map(|f| f.def.clone()).collect(),
+            fields: self.fields.iter().map(|(d, _)| d.clone()).collect(),
         }
     }
 
@@ -645,8 +651,8 @@ impl EventBuilder {
         }
         let metadata = self.schema().to_bytes()?;
         let mut payload = Vec::new();
-        for f in &self.fields {
-            encode_field(&f.def, &f.value, &mut payload, &f.def.name)?;
+        for (def, value) in &self.fields {
+            encode_field(def, value, &mut payload, &def.name)?;
         }
         Ok(TraceLoggingEvent {
             descriptor: self.descriptor,
@@ -657,15 +663,26 @@ impl EventBuilder {
 }
 
 /// Encodes an event from a schema's worth of fields: what [`EventBuilder::build`] does
-/// for fields gathered elsewhere (a decoded event's, for instance).
+/// for fields gathered elsewhere (a decoded event's, for instance). Each field is encoded by
+/// its [`def`](Field::def).
 ///
 /// # Errors
-/// As [`EventBuilder::build`].
+/// As [`EventBuilder::build`]; [`Error::Build`] for a field without a TraceLogging
+/// definition.
 pub fn encode(name: &str, tag: u32, fields: &[Field]) -> Result<(Vec<u8>, Vec<u8>)> {
     let mut b = EventBuilder::new(name);
     b.tag(tag);
     for f in fields {
-        b.field(f.def.clone(), f.value.clone());
+        match &f.def {
+            Some(def) => b.field(def.clone(), f.value.clone()),
+            None => {
+                b.fail(
+                    &f.name,
+                    "a field without a TraceLogging definition cannot be encoded",
+                );
+                &mut b
+            }
+        };
     }
     let e = b.build()?;
     Ok((e.metadata, e.payload))

@@ -4,8 +4,8 @@
 use super::payload::PayloadReader;
 use super::schema::{EventSchema, FieldDef, InType};
 use super::traits::ProviderTraits;
-use super::value::{Field, Value, render_quoted};
 use crate::error::{Error, Result};
+use crate::value::{Field, Value};
 use etwsim_etl::EventView;
 use etwsim_types::record::{ext_type, header_flags, header_type};
 use etwsim_types::{EventDescriptor, EventRecord};
@@ -52,24 +52,26 @@ impl DecodedEvent {
     pub fn tdh_properties(&self) -> Vec<Field> {
         fn walk(fields: &[Field], out: &mut Vec<Field>) {
             for f in fields {
+                let binary = f.def.as_ref().is_some_and(|d| d.in_type == InType::BINARY);
                 match &f.value {
-                    Value::Binary(b) if f.def.in_type == InType::BINARY => {
-                        out.push(Field {
-                            def: FieldDef::new(format!("{}.Length", f.def.name), InType::UINT16),
-                            value: Value::U16(b.len() as u16),
-                        });
+                    Value::Binary(b) if binary => {
+                        out.push(Field::with_def(
+                            FieldDef::new(format!("{}.Length", f.name), InType::UINT16),
+                            Value::U16(b.len() as u16),
+                        ));
                         out.push(f.clone());
                     }
                     Value::Struct(members) => {
                         let mut inner = Vec::with_capacity(members.len());
                         walk(members, &mut inner);
-                        let def = FieldDef {
-                            members: inner.iter().map(|m| m.def.clone()).collect(),
-                            ..f.def.clone()
-                        };
+                        let def = f.def.as_ref().map(|d| FieldDef {
+                            members: inner.iter().filter_map(|m| m.def.clone()).collect(),
+                            ..d.clone()
+                        });
                         out.push(Field {
-                            def,
+                            name: f.name.clone(),
                             value: Value::Struct(inner),
+                            def,
                         });
                     }
                     _ => out.push(f.clone()),
@@ -91,8 +93,7 @@ impl fmt::Display for DecodedEvent {
         f.write_str(&self.name)?;
         for (i, field) in self.fields.iter().enumerate() {
             f.write_str(if i == 0 { " " } else { ", " })?;
-            write!(f, "{}=", field.name())?;
-            render_quoted(f, &field.value, field.def.out_type)?;
+            write!(f, "{field}")?;
         }
         Ok(())
     }
@@ -102,7 +103,7 @@ impl EventSchema {
     /// Decodes a payload against this schema, with 64-bit pointers.
     ///
     /// # Errors
-    /// [`Error::PayloadTruncated`] or [`Error::BadValue`] naming the field and its payload
+    /// [`Error::PayloadTruncated`] or [`Error::PayloadBadValue`] naming the field and its payload
     /// offset.
     pub fn decode_payload(&self, payload: &[u8]) -> Result<DecodedEvent> {
         self.decode_payload_with(payload, 8)
@@ -114,14 +115,40 @@ impl EventSchema {
     /// As [`decode_payload`](Self::decode_payload).
     pub fn decode_payload_with(&self, payload: &[u8], pointer_size: usize) -> Result<DecodedEvent> {
         let mut r = PayloadReader::new(payload, pointer_size);
-        let fields = r.fields(&self.fields)?;
+        let values = r.values(&self.fields)?;
+        let fields = self.fields.iter().zip(values);
         Ok(DecodedEvent {
             name: self.name.clone(),
             tag: self.tag,
-            fields,
+            fields: fields
+                .map(|(def, value)| Field::with_def(def.clone(), value))
+                .collect(),
             provider_name: None,
             descriptor: None,
             trailing_bytes: r.remaining(),
+        })
+    }
+
+    /// [`decode_payload_with`](Self::decode_payload_with) for a schema the caller gives up:
+    /// its definitions move into the decoded fields instead of being copied.
+    fn into_decoded(self, payload: &[u8], pointer_size: usize) -> Result<DecodedEvent> {
+        let mut r = PayloadReader::new(payload, pointer_size);
+        let values = r.values(&self.fields)?;
+        let trailing_bytes = r.remaining();
+        let fields = self.fields.into_iter().zip(values);
+        Ok(DecodedEvent {
+            name: self.name,
+            tag: self.tag,
+            fields: fields
+                .map(|(def, value)| Field {
+                    name: def.name.clone(),
+                    value,
+                    def: Some(def),
+                })
+                .collect(),
+            provider_name: None,
+            descriptor: None,
+            trailing_bytes,
         })
     }
 }
@@ -130,10 +157,10 @@ impl EventSchema {
 ///
 /// # Errors
 /// [`Error::Metadata`] for bad metadata (with its byte offset), [`Error::PayloadTruncated`]
-/// or [`Error::BadValue`] for a payload that does not hold what the metadata announces
+/// or [`Error::PayloadBadValue`] for a payload that does not hold what the metadata announces
 /// (with the field and its payload offset). Never panics.
 pub fn decode_event(metadata: &[u8], payload: &[u8]) -> Result<DecodedEvent> {
-    EventSchema::parse(metadata)?.decode_payload(payload)
+    EventSchema::parse(metadata)?.into_decoded(payload, 8)
 }
 
 /// Decodes an event metadata blob immediately followed by its payload — the two data blocks
@@ -169,7 +196,7 @@ fn decode_parts<'a>(
     }
     let schema = schema?;
     Some((|| {
-        let mut event = EventSchema::parse(schema)?.decode_payload_with(user_data, pointer_size)?;
+        let mut event = EventSchema::parse(schema)?.into_decoded(user_data, pointer_size)?;
         event.provider_name = traits
             .map(ProviderTraits::parse)
             .transpose()?

@@ -32,8 +32,11 @@ mod event;
 mod payload;
 mod schema;
 mod traits;
-mod value;
 
+/// `SYSTEMTIME` (DEC-09): the one type the MOF, manifest and TraceLogging decoders share.
+pub use crate::fields::SystemTime;
+/// The crate's one value and field types, re-exported where TraceLogging users look for them.
+pub use crate::value::{Field, Value};
 pub use builder::{EventBuilder, Scalar, TraceLoggingEvent, descriptor, encode};
 pub use event::{
     DecodedEvent, decode_concatenated, decode_event, decode_event_view, decode_record,
@@ -43,4 +46,3 @@ pub use schema::{
     Arity, EventSchema, FieldDef, InType, MAX_STRUCT_DEPTH, MAX_STRUCT_MEMBERS, MAX_TAG, OutType,
 };
 pub use traits::{ProviderTraits, TRAIT_TYPE_DECODE_GUID, TRAIT_TYPE_GROUP};
-pub use value::{Field, SystemTime, Value};

@@ -4,8 +4,9 @@
 //! size; the metadata alone says how many bytes a value takes.
 
 use super::schema::{Arity, FieldDef, InType};
-use super::value::{Field, SystemTime, Value};
 use crate::error::{Error, Result};
+use crate::fields::SystemTime;
+use crate::value::{Field, Value};
 use crate::wire::utf16_lossy;
 use etwsim_types::Guid;
 
@@ -111,25 +112,23 @@ impl<'a, 'd> PayloadReader<'a, 'd> {
     }
 
     fn bad(&self, offset: usize, problem: impl Into<String>) -> Error {
-        Error::BadValue {
+        Error::PayloadBadValue {
             field: path_text(&self.path),
             offset,
             problem: problem.into(),
         }
     }
 
-    /// Decodes every top-level field.
-    pub(crate) fn fields(&mut self, defs: &'d [FieldDef]) -> Result<Vec<Field>> {
+    /// Decodes the value of every top-level field, in order: the caller pairs them with
+    /// their definitions (moved when it owns the schema, cloned otherwise).
+    pub(crate) fn values(&mut self, defs: &'d [FieldDef]) -> Result<Vec<Value>> {
         defs.iter()
             .map(|def| {
                 self.charge(weight(def))?;
                 self.path.push(Seg::Name(&def.name));
                 let value = self.field(def)?;
                 self.path.pop();
-                Ok(Field {
-                    def: def.clone(),
-                    value,
-                })
+                Ok(value)
             })
             .collect()
     }
@@ -182,10 +181,7 @@ impl<'a, 'd> PayloadReader<'a, 'd> {
                     self.path.push(Seg::Name(&m.name));
                     let value = self.field(m)?;
                     self.path.pop();
-                    members.push(Field {
-                        def: m.clone(),
-                        value,
-                    });
+                    members.push(Field::with_def(m.clone(), value));
                 }
                 Value::Struct(members)
             }
@@ -196,7 +192,7 @@ impl<'a, 'd> PayloadReader<'a, 'd> {
                     return Err(self.bad(start, "a UTF-16 string with no NUL terminator"));
                 }
                 self.at += units * 2 + 2;
-                Value::CStr16(utf16_lossy(&rest[..units * 2]))
+                Value::String(utf16_lossy(&rest[..units * 2]))
             }
             InType::ANSI_STRING => {
                 let rest = &self.bytes[self.at..];
@@ -205,7 +201,7 @@ impl<'a, 'd> PayloadReader<'a, 'd> {
                     .position(|&b| b == 0)
                     .ok_or_else(|| self.bad(start, "an 8-bit string with no NUL terminator"))?;
                 self.at += nul + 1;
-                Value::CStr8(rest[..nul].to_vec())
+                Value::Ansi(rest[..nul].to_vec())
             }
             InType::INT8 => Value::I8(i8::from_le_bytes(self.array()?)),
             InType::UINT8 => Value::U8(u8::from_le_bytes(self.array()?)),
@@ -247,11 +243,11 @@ impl<'a, 'd> PayloadReader<'a, 'd> {
                         self.bad(start, format!("a UTF-16 string of {n} bytes, an odd count"))
                     );
                 }
-                Value::Str16(utf16_lossy(self.take(n)?))
+                Value::CountedString(utf16_lossy(self.take(n)?))
             }
             InType::COUNTED_ANSI_STRING => {
                 let n = usize::from(self.u16()?);
-                Value::Str8(self.take(n)?.to_vec())
+                Value::CountedAnsi(self.take(n)?.to_vec())
             }
             InType::BINARY | InType::COUNTED_BINARY => {
                 let n = usize::from(self.u16()?);
@@ -321,6 +317,8 @@ fn variant_name(v: &Value) -> String {
     match v.in_type().and_then(|t| t.name()) {
         Some(n) => format!("a {n} value"),
         None if matches!(v, Value::Array(_)) => "an array".into(),
+        None if matches!(v, Value::Null) => "a null value".into(),
+        None if matches!(v, Value::TokenUser(_)) => "a kernel SID block".into(),
         None => "a binary value".into(),
     }
 }
@@ -352,13 +350,13 @@ fn encode_one(def: &FieldDef, value: &Value, out: &mut Vec<u8>, path: &str) -> R
                 encode_field(m, &v.value, out, &format!("{path}.{}", m.name))?;
             }
         }
-        Value::CStr16(s) => {
+        Value::String(s) => {
             for u in s.encode_utf16().take_while(|&u| u != 0) {
                 out.extend_from_slice(&u.to_le_bytes());
             }
             out.extend_from_slice(&[0, 0]);
         }
-        Value::CStr8(b) => {
+        Value::Ansi(b) => {
             out.extend(b.iter().take_while(|&&c| c != 0));
             out.push(0);
         }
@@ -395,18 +393,29 @@ fn encode_one(def: &FieldDef, value: &Value, out: &mut Vec<u8>, path: &str) -> R
                 }
             }
         }
-        Value::Str16(s) => {
+        Value::CountedString(s) => {
             let units: Vec<u16> = s.encode_utf16().take(MAX_COUNT / 2).collect();
             out.extend_from_slice(&((units.len() * 2) as u16).to_le_bytes());
             for u in units {
                 out.extend_from_slice(&u.to_le_bytes());
             }
         }
-        Value::Str8(b) | Value::Binary(b) => counted(b, out),
+        Value::CountedAnsi(b) | Value::Binary(b) => counted(b, out),
         Value::Array(_) => {
             return Err(Error::Build {
                 field: path.to_owned(),
                 problem: "a scalar field cannot hold an array".into(),
+            });
+        }
+        // `fits` refuses them: no TraceLogging InType holds them.
+        Value::Null | Value::TokenUser(_) => {
+            return Err(Error::Build {
+                field: path.to_owned(),
+                problem: format!(
+                    "an {:?} field cannot hold {}",
+                    def.in_type,
+                    variant_name(value)
+                ),
             });
         }
     }

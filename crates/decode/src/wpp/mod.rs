@@ -83,7 +83,7 @@ pub mod tmf;
 
 pub use item::ItemType;
 
-use crate::decode_error::DecodeError;
+use crate::Error;
 use crate::fields::Value;
 use crate::wire::Cursor;
 use etwsim_types::Guid;
@@ -315,15 +315,15 @@ impl TmfSet {
     /// Decodes and formats `message` (module docs).
     ///
     /// # Errors
-    /// [`WppError::NoGuid`] for a message with neither GUID nor component id;
-    /// [`WppError::NoFormat`] when no TMF describes it; [`WppError::Argument`] when an
+    /// [`Error::WppNoGuid`] for a message with neither GUID nor component id;
+    /// [`Error::WppNoFormat`] when no TMF describes it; [`Error::WppArgument`] when an
     /// argument does not fit the payload (naming it, its insert number and offset) or has a
     /// type this decoder does not know.
-    pub fn decode<'t>(&'t self, message: &WppMessage<'_>) -> Result<DecodedMessage<'t>, WppError> {
-        let guid = message.lookup_guid().ok_or(WppError::NoGuid)?;
+    pub fn decode<'t>(&'t self, message: &WppMessage<'_>) -> Result<DecodedMessage<'t>, Error> {
+        let guid = message.lookup_guid().ok_or(Error::WppNoGuid)?;
         let format = self
             .message(guid, message.number)
-            .ok_or(WppError::NoFormat {
+            .ok_or(Error::WppNoFormat {
                 guid,
                 number: message.number,
             })?;
@@ -439,33 +439,6 @@ impl<'a> WppMessage<'a> {
     }
 }
 
-/// Why a message could not be decoded.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum WppError {
-    /// The record carries neither a message GUID nor a component id.
-    #[error("a WPP message without a message GUID or component id: no TMF can describe it")]
-    NoGuid,
-    /// No TMF file given describes this message.
-    #[error("no TMF file given describes message {number} of {guid} (--tmf FILE or FOLDER)")]
-    NoFormat {
-        /// The message GUID.
-        guid: Guid,
-        /// The message number.
-        number: u16,
-    },
-    /// An argument does not fit the payload, or has a type this decoder does not know.
-    #[error("argument %{index} ({name}): {error}")]
-    Argument {
-        /// The argument's expression.
-        name: String,
-        /// Its insert number.
-        index: u16,
-        /// What is wrong, and where in the payload.
-        error: DecodeError,
-    },
-}
-
 /// One decoded argument.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Argument<'t> {
@@ -553,7 +526,7 @@ impl DecodedMessage<'_> {
 fn read_args<'t>(
     format: &'t MessageFormat,
     message: &WppMessage<'_>,
-) -> Result<Vec<Argument<'t>>, WppError> {
+) -> Result<Vec<Argument<'t>>, Error> {
     let pointer_size = if message.pointer_size == 4 { 4 } else { 8 };
     let Ok(mut c) = Cursor::new(message.args, pointer_size) else {
         return Ok(Vec::new()); // unreachable: 4 or 8
@@ -561,10 +534,10 @@ fn read_args<'t>(
     let mut out = Vec::with_capacity(format.args.len());
     let n = format.args.len();
     for (i, def) in format.args.iter().enumerate() {
-        let value = read_value(&mut c, def, i + 1 == n).map_err(|error| WppError::Argument {
+        let value = read_value(&mut c, def, i + 1 == n).map_err(|error| Error::WppArgument {
             name: def.name.clone(),
             index: def.index,
-            error,
+            error: Box::new(error),
         })?;
         out.push(Argument {
             def,
@@ -575,7 +548,7 @@ fn read_args<'t>(
     Ok(out)
 }
 
-fn read_value(c: &mut Cursor<'_>, def: &ArgDef, last: bool) -> Result<Value, DecodeError> {
+fn read_value(c: &mut Cursor<'_>, def: &ArgDef, last: bool) -> Result<Value, Error> {
     let name = def.name.as_str();
     let u32_of = |c: &mut Cursor<'_>| c.u32(name);
     Ok(match &def.item {
@@ -610,7 +583,11 @@ fn read_value(c: &mut Cursor<'_>, def: &ArgDef, last: bool) -> Result<Value, Dec
             Value::Binary(c.take(name, n)?.to_vec())
         }
         ItemType::Guid => Value::Guid(Guid::from_bytes_le(c.array(name)?)),
-        ItemType::Sid => Value::Sid(c.sid(name)?),
+        ItemType::Sid => {
+            let at = c.offset;
+            c.sid(name)?;
+            Value::Sid(c.bytes[at..c.offset].to_vec())
+        }
         ItemType::IpAddr => {
             Value::String(std::net::Ipv4Addr::from(c.array::<4>(name)?).to_string())
         }

@@ -3,7 +3,7 @@
 //! when it loads (their template, with an error diagnostic), and what a manifest's text can
 //! multiply (resolved messages, message insertions) stays proportional to it.
 
-use etwsim_decode::DecodeError;
+use etwsim_decode::Error;
 use etwsim_decode::fields::Value;
 use etwsim_decode::manifest::filter::{AggregateFilter, PayloadFilter, PayloadOperator, Predicate};
 use etwsim_decode::manifest::{Manifest, Provider, Severity, format_message, load_manifest};
@@ -34,14 +34,14 @@ fn provider(items: &str) -> Provider {
         .remove(0)
 }
 
-fn decode(p: &Provider, payload: &[u8]) -> Result<Vec<etwsim_decode::fields::Field>, DecodeError> {
+fn decode(p: &Provider, payload: &[u8]) -> Result<Vec<etwsim_decode::fields::Field>, Error> {
     p.decode(p.event(1, 0).unwrap(), payload, 8)
 }
 
 /// The error a budget refusal gives: it names the field and the count.
-fn assert_too_many(r: Result<Vec<etwsim_decode::fields::Field>, DecodeError>, field: &str) {
+fn assert_too_many(r: Result<Vec<etwsim_decode::fields::Field>, Error>, field: &str) {
     match r {
-        Err(e @ DecodeError::TooManyValues { .. }) => {
+        Err(e @ Error::TooManyValues { .. }) => {
             let text = e.to_string();
             assert!(text.contains(field), "{text} does not name {field}");
         }
@@ -87,7 +87,7 @@ fn a_fixed_count_or_length_past_16_bits_is_left_out_at_load() {
         assert!(p.templates.is_empty());
         let err = decode(p, &[0; 8]).unwrap_err();
         assert!(
-            matches!(&err, DecodeError::NoTemplate { tid, why } if tid == "T" && why.contains(needle)),
+            matches!(&err, Error::NoTemplate { tid, why } if tid == "T" && why.contains(needle)),
             "{err}"
         );
     }
@@ -114,7 +114,7 @@ fn values_that_take_no_bytes_are_bounded_by_the_payload() {
     );
     let err = decode(&p, &[0xFF, 0xFF]).unwrap_err();
     assert!(
-        matches!(&err, DecodeError::TooManyValues { field, count: 65535, .. } if field == "x"),
+        matches!(&err, Error::TooManyValues { field, count: 65535, .. } if field == "x"),
         "{err}"
     );
 }

@@ -80,8 +80,8 @@ fn hand_written_metadata_reads_as_the_tables_say() {
     assert_eq!(
         e.value("e"),
         Some(&Value::Array(vec![
-            Value::Str16("hi".into()),
-            Value::Str16(String::new())
+            Value::CountedString("hi".into()),
+            Value::CountedString(String::new())
         ]))
     );
     assert_eq!(e.value("f"), Some(&Value::Binary(vec![0x5A])));
@@ -225,7 +225,7 @@ fn a_short_payload_names_the_field_and_the_offset() {
     );
     let err = decode_event(&e.metadata, &e.payload[..e.payload.len() - 2]).unwrap_err();
     assert!(
-        matches!(&err, Error::BadValue { field, offset: 12, .. } if field == "Name"),
+        matches!(&err, Error::PayloadBadValue { field, offset: 12, .. } if field == "Name"),
         "{err}"
     );
     assert!(err.to_string().contains("no NUL terminator"), "{err}");
@@ -349,6 +349,8 @@ fn binary_fields_get_a_synthesised_length_property() {
     assert_eq!(props[0].value, Value::U16(3));
     let inner: Vec<&str> = props[3]
         .def
+        .as_ref()
+        .expect("a TraceLogging field has its definition")
         .members
         .iter()
         .map(|m| m.name.as_str())
@@ -436,7 +438,7 @@ fn empty_struct_elements_cannot_multiply_without_bound() {
     let mut m = ((body.len() + 2) as u16).to_le_bytes().to_vec();
     m.extend_from_slice(body);
     let err = decode_event(&m, &[]).unwrap_err();
-    assert!(matches!(&err, Error::BadValue { .. }), "{err}");
+    assert!(matches!(&err, Error::PayloadBadValue { .. }), "{err}");
     assert!(
         err.to_string().contains("more than 1048576 values"),
         "{err}"

@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::path::{Path, PathBuf};
 
-use etwsim_decode::DecodeError;
+use etwsim_decode::Error;
 use etwsim_decode::fields::Value;
 use etwsim_decode::mof::{self, MofEvent, MofType};
 use etwsim_etl::{LogFile, RecordKind, TraceView};
@@ -35,10 +35,7 @@ use serde_json::Value as Json;
 
 /// The kernel record `t` is, decoded (`None` for other records); an error comes with the
 /// record's `class/opcode vVersion` for the tallies.
-fn kernel(
-    t: &TraceView<'_>,
-    file_pointer_size: u8,
-) -> Option<Result<MofEvent, (String, DecodeError)>> {
+fn kernel(t: &TraceView<'_>, file_pointer_size: u8) -> Option<Result<MofEvent, (String, Error)>> {
     use etwsim_types::record::header_type as h;
     let ps = match t.header_type {
         h::SYSTEM32 | h::COMPACT32 | h::PERFINFO32 | h::FULL_HEADER32 | h::INSTANCE32 => 4,
@@ -282,7 +279,7 @@ impl Agreement {
 
 /// Reads one `dissect_kernel_records.py` line into (index, class-or-hook key, decoded,
 /// dissect's fields).
-fn decode_json_line(line: &str) -> (usize, String, Result<MofEvent, DecodeError>, Option<Json>) {
+fn decode_json_line(line: &str) -> (usize, String, Result<MofEvent, Error>, Option<Json>) {
     let r: Json = serde_json::from_str(line).expect("a JSON line");
     let num = |k: &str| r[k].as_u64().unwrap_or_else(|| panic!("{k} in {line}"));
     let (ty, ver, ps) = (num("type") as u8, num("ver") as u8, num("ps") as u8);
@@ -324,7 +321,7 @@ fn agreement_of(
         if r["k"] == "classic"
             && ev
                 .as_ref()
-                .is_err_and(|e| matches!(e, DecodeError::NoSchema { .. }))
+                .is_err_and(|e| matches!(e, Error::NoSchema { .. }))
             && mof::class_by_guid(
                 r["guid"]
                     .as_str()

@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::tests_dir;
-use etwsim_decode::DecodeError;
+use etwsim_decode::Error;
 use etwsim_decode::fields::Value;
 use etwsim_decode::manifest::{Diagnostic, Item, Manifest, Severity, load_manifest};
 
@@ -24,7 +24,7 @@ fn wrap(inner: &str) -> String {
 
 fn refused(text: &str) -> (u32, String, String) {
     match Manifest::parse(text) {
-        Err(DecodeError::Manifest {
+        Err(Error::Manifest {
             line,
             element,
             message,

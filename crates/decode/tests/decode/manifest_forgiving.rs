@@ -4,7 +4,7 @@
 //! every winmeta in-type and out-type, counted strings, and variable counts and lengths
 //! inside structs are read. Not-XML and not-a-manifest are still refused.
 
-use etwsim_decode::DecodeError;
+use etwsim_decode::Error;
 use etwsim_decode::fields::{Value, find};
 use etwsim_decode::manifest::{
     Diagnostic, InType, Item, MAX_DIAGNOSTICS, Manifest, OutType, Param, Severity,
@@ -204,7 +204,7 @@ fn instrumentation_is_found_under_an_assembly_root() {
 fn a_document_without_instrumentation_is_refused_and_one_without_events_has_no_providers() {
     // rule: DEC-16
     let err = Manifest::parse("<doc>\n<assembly><name>x</name></assembly></doc>").unwrap_err();
-    let DecodeError::Manifest {
+    let Error::Manifest {
         line,
         element,
         message,
@@ -225,7 +225,7 @@ fn a_document_without_instrumentation_is_refused_and_one_without_events_has_no_p
     assert!(d.message.contains("no <events>"), "{d}");
     // Text that is not XML is still refused with the parser's position.
     let err = Manifest::parse("<instrumentationManifest>\n<a b=c/>").unwrap_err();
-    assert!(matches!(err, DecodeError::Xml { line: 2, .. }), "{err}");
+    assert!(matches!(err, Error::Xml { line: 2, .. }), "{err}");
 }
 
 #[test]
@@ -366,7 +366,7 @@ fn counted_strings_decode_by_their_byte_count() {
     let err = p
         .decode(p.event(1, 0).unwrap(), &[0xFE, 0xFF, 0x41], 8)
         .unwrap_err();
-    assert!(matches!(err, DecodeError::Truncated { .. }), "{err}");
+    assert!(matches!(err, Error::Truncated { .. }), "{err}");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! before the XML parser sees the text (its recursion would otherwise overflow the stack),
 //! and a manifest file is read only up to [`MAX_MANIFEST_BYTES`].
 
-use etwsim_decode::DecodeError;
+use etwsim_decode::Error;
 use etwsim_decode::manifest::{MAX_MANIFEST_BYTES, MAX_XML_DEPTH, Manifest, read_manifest_file};
 
 /// A well-formed manifest with `depth` nested `<x>` elements inside its provider.
@@ -34,7 +34,7 @@ fn a_manifest_nested_20000_deep_is_refused_before_the_parser() {
     let text = nested(20_000);
     assert!(text.len() > 140_000);
     let err = on_small_stack(move || Manifest::parse(&text).unwrap_err());
-    let DecodeError::Xml { line, message, .. } = &err else {
+    let Error::Xml { line, message, .. } = &err else {
         panic!("{err}");
     };
     assert_eq!(*line, 3, "{err}");
@@ -49,7 +49,7 @@ fn nesting_up_to_the_limit_loads() {
     let m = on_small_stack(move || Manifest::parse(&text));
     assert_eq!(m.unwrap().providers.len(), 1);
     let err = Manifest::parse(&nested(MAX_XML_DEPTH - 3)).unwrap_err();
-    assert!(matches!(err, DecodeError::Xml { line: 3, .. }), "{err}");
+    assert!(matches!(err, Error::Xml { line: 3, .. }), "{err}");
 }
 
 #[test]

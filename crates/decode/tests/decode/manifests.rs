@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::{shared_fixtures, tests_dir};
-use etwsim_decode::DecodeError;
+use etwsim_decode::Error;
 use etwsim_decode::fields::{Field, Sid, SystemTime, Value, find};
 use etwsim_decode::manifest::{
     InType, Item, Manifest, MapKind, OutType, Param, Provider, Severity, format_message,
@@ -167,7 +167,7 @@ fn events_are_found_by_id_and_version_only() {
     let err = m.decode_event(p.guid, 9, 0, &[], 8).unwrap_err();
     assert_eq!(
         err,
-        DecodeError::NoManifestEvent {
+        Error::NoManifestEvent {
             provider: p.guid,
             id: 9,
             version: 0
@@ -365,13 +365,16 @@ fn every_in_type_reads_its_bytes() {
         assert_eq!(get("UInt64"), Value::U64(u64::MAX));
         assert_eq!(get("Float"), Value::F32(1.5));
         assert_eq!(get("Double"), Value::F64(-0.25));
-        assert_eq!(get("Boolean"), Value::Bool(true));
+        assert_eq!(get("Boolean"), Value::Bool32(7)); // as written: any non-zero value is true
         assert_eq!(get("Binary"), Value::Binary(vec![1, 2, 3]));
         assert_eq!(get("Guid"), Value::Guid(guid));
         assert_eq!(get("Pointer"), Value::Pointer(0x7FF0_1234));
         assert_eq!(get("FileTime"), Value::FileTime(133_486_382_450_000_000));
         assert_eq!(get("SystemTime"), Value::SystemTime(st));
-        assert_eq!(get("Sid"), Value::Sid(sid.clone()));
+        let mut sid_bytes = Vec::new();
+        sid.write_to(&mut sid_bytes);
+        assert_eq!(get("Sid"), Value::Sid(sid_bytes));
+        assert_eq!(get("Sid").sid(), Some(sid.clone()));
         assert_eq!(get("HexInt32"), Value::U32(0xAB));
         assert_eq!(get("HexInt64"), Value::U64(0xCD));
         assert_eq!(get("Ansi"), Value::Ansi(b"caf\xE9".to_vec()));
@@ -442,7 +445,7 @@ fn counts_and_lengths_come_from_numbers_or_earlier_fields() {
     let err = p.decode(e, &b[..8], 8).unwrap_err();
     assert_eq!(
         err,
-        DecodeError::Truncated {
+        Error::Truncated {
             field: "Ids".into(),
             offset: 6,
             needed: 4,
@@ -519,7 +522,7 @@ fn errors_name_the_line_and_element() {
     let p = &m.providers[0];
     let e = p.decode(p.event(1, 0).unwrap(), &[], 8).unwrap_err();
     assert!(
-        matches!(&e, DecodeError::NoTemplate { tid, .. } if tid == "Missing"),
+        matches!(&e, Error::NoTemplate { tid, .. } if tid == "Missing"),
         "{e}"
     );
     assert!(e.is_no_schema(), "{e}");
@@ -544,9 +547,9 @@ fn errors_name_the_line_and_element() {
     // Not XML at all: the parser's position.
     let e =
         Manifest::parse("<instrumentationManifest>\n<oops></instrumentationManifest>").unwrap_err();
-    assert!(matches!(e, DecodeError::Xml { line: 2, .. }), "{e}");
+    assert!(matches!(e, Error::Xml { line: 2, .. }), "{e}");
     let e = load_manifest(&[0xFF, 0xFE, 0x41]).unwrap_err();
-    assert!(matches!(e, DecodeError::Xml { .. }), "{e}");
+    assert!(matches!(e, Error::Xml { .. }), "{e}");
 }
 
 #[test]

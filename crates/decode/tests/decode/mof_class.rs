@@ -3,9 +3,10 @@
 //! the kernel's own FileIo_Name class read from MOF text against the built-in table, and
 //! what bad MOF text or a bad payload costs.
 
+use etwsim_decode::Error;
 use etwsim_decode::fields::{Sid, TokenUser, Value};
 use etwsim_decode::mof;
-use etwsim_decode::mof_class::{ClassError, Count, MofClasses, PropType, Termination};
+use etwsim_decode::mof_class::{Count, MofClasses, PropType, Termination};
 use etwsim_types::Guid;
 
 const PROVIDER: &str = r#"#pragma namespace("\\\\.\\root\\WMI")
@@ -130,18 +131,18 @@ fn the_class_is_chosen_by_guid_event_type_and_version() {
     assert_eq!(class.name, "DemoProvider_Request_V1");
     assert_eq!(
         c.find(guid(REQUEST), 1, 7).unwrap_err(),
-        ClassError::NoVersion {
+        Error::NoMofVersion {
             class: "DemoProvider_Request".into(),
             version: 7
         }
     );
     assert!(matches!(
         c.find(guid(REQUEST), 9, 2),
-        Err(ClassError::NoEventType { event_type: 9, .. })
+        Err(Error::NoMofEventType { event_type: 9, .. })
     ));
     assert!(matches!(
         c.find(Guid::NULL, 1, 0),
-        Err(ClassError::NoClass { .. })
+        Err(Error::NoMofClass { .. })
     ));
     let layout = t.layout.as_ref().unwrap();
     assert_eq!(layout[2].count, Count::SizeIs(0));
@@ -281,7 +282,7 @@ fn numbers_chars_and_fixed_arrays_decode() {
     assert_eq!(get("D"), Value::I64(-4));
     assert_eq!(get("E"), Value::F32(1.5));
     assert_eq!(get("F"), Value::F64(2.25));
-    assert_eq!(get("G"), Value::Bool(true));
+    assert_eq!(get("G"), Value::Bool32(1));
     assert_eq!(get("H"), Value::String("é".into()));
     assert_eq!(get("Label"), Value::String("lbl".into()));
     assert_eq!(
@@ -369,8 +370,16 @@ fn syntax_errors_name_the_file_and_line() {
         ),
     ] {
         let e = MofClasses::from_text(text.as_bytes(), "bad.mof").unwrap_err();
-        assert_eq!((&*e.file, e.line), ("bad.mof", line), "{e}");
-        assert!(e.message.contains(needle), "{text:?}: {e}");
+        let Error::MofSyntax {
+            file,
+            line: at,
+            message,
+        } = &e
+        else {
+            panic!("{text:?}: not a syntax error: {e}");
+        };
+        assert_eq!((&**file, *at), ("bad.mof", line), "{e}");
+        assert!(message.contains(needle), "{text:?}: {e}");
         assert!(e.to_string().starts_with(&format!("bad.mof:{line}: ")));
     }
 }
@@ -412,7 +421,7 @@ fn classes_that_cannot_be_described_are_kept_with_their_reason() {
     }
     let g = guid("{5a5a5a5a-0000-4000-8000-00000000000a}");
     let err = c.decode(g, 1, 0, 8, &[]).unwrap_err();
-    assert!(matches!(err, ClassError::Unusable { .. }), "{err}");
+    assert!(matches!(err, Error::MofUnusable { .. }), "{err}");
     assert!(err.to_string().contains("datetime"), "{err}");
 }
 

@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::shared_fixtures;
-use etwsim_decode::DecodeError;
+use etwsim_decode::Error;
 use etwsim_decode::fields::{Sid, TokenUser, Value};
 use etwsim_decode::mof::{
     self, DISK_IO, EVENT_TRACE, FILE_IO, IMAGE, Layout, MofType, PROCESS, Schema, THREAD,
@@ -116,7 +116,7 @@ fn hook_ids_are_group_and_event_type() {
     let e = mof::schema_for_hook(0x7701, 2).unwrap_err();
     assert_eq!(
         e,
-        DecodeError::NoSchema {
+        Error::NoSchema {
             class: Guid::NULL,
             opcode: 1,
             version: 2
@@ -545,10 +545,7 @@ fn pointer_fields_follow_the_writer_pointer_size() {
     assert_eq!(e.get("FileKey"), Some(&Value::Pointer(0x8000_3000)));
     assert_eq!(e.get("IoSize"), Some(&Value::U32(4096)));
     // The same bytes as a 64-bit record are too short.
-    assert!(matches!(
-        schema.decode(&b, 8),
-        Err(DecodeError::Truncated { .. })
-    ));
+    assert!(matches!(schema.decode(&b, 8), Err(Error::Truncated { .. })));
     // A 32-bit SID block: TOKEN_USER is 8 bytes.
     let p = PROCESS.schema("Start", 3).unwrap();
     let vals = vec![
@@ -569,10 +566,7 @@ fn pointer_fields_follow_the_writer_pointer_size() {
     let bytes = p.encode(&vals, 4).unwrap();
     assert_eq!(bytes.len(), 24 + 8 + 12 + 6 + 4);
     assert_eq!(p.decode(&bytes, 4).unwrap().fields.len(), 9);
-    assert_eq!(
-        schema.decode(&b, 2).unwrap_err(),
-        DecodeError::PointerSize(2)
-    );
+    assert_eq!(schema.decode(&b, 2).unwrap_err(), Error::PointerSize(2));
 }
 
 #[test]
@@ -582,7 +576,7 @@ fn short_payloads_and_bad_strings_name_the_field_and_offset() {
     let err = create.decode(&[0; 20], 8).unwrap_err();
     assert_eq!(
         err,
-        DecodeError::Truncated {
+        Error::Truncated {
             field: "CreateOptions".into(),
             offset: 20,
             needed: 4,
@@ -598,7 +592,7 @@ fn short_payloads_and_bad_strings_name_the_field_and_offset() {
     b.push(0x41);
     let err = create.decode(&b, 8).unwrap_err();
     assert!(
-        matches!(&err, DecodeError::BadValue { field, offset: 32, .. } if field == "OpenPath"),
+        matches!(&err, Error::BadValue { field, offset: 32, .. } if field == "OpenPath"),
         "{err}"
     );
     // A string that is not last must be terminated.
@@ -610,7 +604,7 @@ fn short_payloads_and_bad_strings_name_the_field_and_offset() {
         .decode(&p, 8)
         .unwrap_err();
     assert!(
-        matches!(&err, DecodeError::BadValue { field, offset: 40, .. } if field == "ImageFileName"),
+        matches!(&err, Error::BadValue { field, offset: 40, .. } if field == "ImageFileName"),
         "{err}"
     );
     // A SID whose count runs past the payload.
@@ -623,7 +617,7 @@ fn short_payloads_and_bad_strings_name_the_field_and_offset() {
         .unwrap_err();
     assert_eq!(
         err,
-        DecodeError::Truncated {
+        Error::Truncated {
             field: "UserSID".into(),
             offset: 52,
             needed: 12,
@@ -636,7 +630,7 @@ fn short_payloads_and_bad_strings_name_the_field_and_offset() {
 fn encoder_refuses_what_would_not_read_back() {
     let read = FILE_IO.schema("Read", 3).unwrap();
     let err = read.encode(&[Value::U64(1)], 8).unwrap_err();
-    assert!(matches!(&err, DecodeError::Encode { field, .. } if field == "<count>"));
+    assert!(matches!(&err, Error::Encode { field, .. } if field == "<count>"));
     let mut vals = vec![
         Value::U64(1),
         Value::U32(2), // wrong kind for IrpPtr
@@ -648,7 +642,7 @@ fn encoder_refuses_what_would_not_read_back() {
     ];
     let err = read.encode(&vals, 8).unwrap_err();
     assert!(
-        matches!(&err, DecodeError::Encode { field, .. } if field == "IrpPtr"),
+        matches!(&err, Error::Encode { field, .. } if field == "IrpPtr"),
         "{err}"
     );
     vals[1] = Value::Pointer(1 << 40);
@@ -659,7 +653,7 @@ fn encoder_refuses_what_would_not_read_back() {
     let err = name
         .encode(&[Value::Pointer(1), Value::String("a\0b".into())], 8)
         .unwrap_err();
-    assert!(matches!(&err, DecodeError::Encode { field, .. } if field == "FileName"));
+    assert!(matches!(&err, Error::Encode { field, .. } if field == "FileName"));
     let p = PROCESS.schema("Start", 3).unwrap();
     let bad_sid = Value::TokenUser(TokenUser {
         sid_pointer: 0xFFFF_0000_0000_0000,
@@ -678,7 +672,7 @@ fn encoder_refuses_what_would_not_read_back() {
         Value::String("a".into()),
     ];
     let err = p.encode(&vals, 8).unwrap_err();
-    assert!(matches!(&err, DecodeError::Encode { field, .. } if field == "UserSID"));
+    assert!(matches!(&err, Error::Encode { field, .. } if field == "UserSID"));
 }
 
 /// The header records of the real files, decoded through the EventTrace layouts, agree with

@@ -281,14 +281,11 @@ fn an_array_of_structs() {
     let def = FieldDef::structure("points", members.clone()).with_arity(Arity::Variable);
     let element = |x: u16, s: &[u8]| {
         Value::Struct(vec![
-            etwsim_decode::tracelogging::Field {
-                def: members[0].clone(),
-                value: Value::U16(x),
-            },
-            etwsim_decode::tracelogging::Field {
-                def: members[1].clone(),
-                value: Value::Str8(s.to_vec()),
-            },
+            etwsim_decode::tracelogging::Field::with_def(members[0].clone(), Value::U16(x)),
+            etwsim_decode::tracelogging::Field::with_def(
+                members[1].clone(),
+                Value::CountedAnsi(s.to_vec()),
+            ),
         ])
     };
     let mut ours = EventBuilder::new("StructArray");

@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::tests_dir;
-use etwsim_decode::DecodeError;
+use etwsim_decode::Error;
 use etwsim_decode::fields::{Field, Value};
 use etwsim_decode::manifest::filter::{
     AggregateFilter, MAX_PAYLOAD_PREDICATES, PAYLOAD_FILTER_MAGIC, PayloadFilter,
@@ -29,7 +29,7 @@ fn io(path: &str, size: u32, offset: u64) -> Vec<Field> {
     ]
 }
 
-fn one(p: &Provider, pred: Predicate) -> Result<PayloadFilter, DecodeError> {
+fn one(p: &Provider, pred: Predicate) -> Result<PayloadFilter, Error> {
     PayloadFilter::new(p, p.event(1, 0).unwrap(), false, &[pred])
 }
 
@@ -83,7 +83,7 @@ fn operator_numbers_and_invalid_ones() {
     }
     for code in [Op::INVALID, 9, 19, 22, 33, u16::MAX] {
         let err = Op::try_from(code).unwrap_err();
-        assert!(matches!(err, DecodeError::Filter(_)), "{code}");
+        assert!(matches!(err, Error::Filter(_)), "{code}");
     }
 }
 

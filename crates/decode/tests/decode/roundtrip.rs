@@ -114,17 +114,14 @@ fn one(def: &FieldDef) -> BoxedStrategy<Value> {
                 .map(|m| {
                     let m2 = m.clone();
                     value_of(m)
-                        .prop_map(move |value| Field {
-                            def: m2.clone(),
-                            value,
-                        })
+                        .prop_map(move |value| Field::with_def(m2.clone(), value))
                         .boxed()
                 })
                 .collect();
             members.prop_map(Value::Struct).boxed()
         }
-        InType::UNICODE_STRING => text().prop_map(Value::CStr16).boxed(),
-        InType::ANSI_STRING => bytes(false).prop_map(Value::CStr8).boxed(),
+        InType::UNICODE_STRING => text().prop_map(Value::String).boxed(),
+        InType::ANSI_STRING => bytes(false).prop_map(Value::Ansi).boxed(),
         InType::INT8 => any::<i8>().prop_map(Value::I8).boxed(),
         InType::UINT8 => any::<u8>().prop_map(Value::U8).boxed(),
         InType::INT16 => any::<i16>().prop_map(Value::I16).boxed(),
@@ -157,9 +154,9 @@ fn one(def: &FieldDef) -> BoxedStrategy<Value> {
         InType::HEXINT32 => any::<u32>().prop_map(Value::HexInt32).boxed(),
         InType::HEXINT64 => any::<u64>().prop_map(Value::HexInt64).boxed(),
         InType::COUNTED_STRING => proptest::collection::vec(any::<char>(), 0..6)
-            .prop_map(|c| Value::Str16(c.into_iter().collect()))
+            .prop_map(|c| Value::CountedString(c.into_iter().collect()))
             .boxed(),
-        InType::COUNTED_ANSI_STRING => bytes(true).prop_map(Value::Str8).boxed(),
+        InType::COUNTED_ANSI_STRING => bytes(true).prop_map(Value::CountedAnsi).boxed(),
         _ => bytes(true).prop_map(Value::Binary).boxed(), // BINARY, COUNTEDBINARY
     }
 }
@@ -185,10 +182,7 @@ fn event() -> impl Strategy<Value = (String, u32, Vec<Field>)> {
             .map(|d| {
                 let d2 = d.clone();
                 value_of(&d)
-                    .prop_map(move |value| Field {
-                        def: d2.clone(),
-                        value,
-                    })
+                    .prop_map(move |value| Field::with_def(d2.clone(), value))
                     .boxed()
             })
             .collect();
@@ -217,12 +211,12 @@ proptest! {
         // rule: DEC-13
         let fields: Vec<Field> = fields
             .into_iter()
-            .map(|f| Field { def: normalised(f.def), value: f.value })
+            .map(|f| Field::with_def(normalised(f.def.expect("generated")), f.value))
             .collect();
         let mut b = EventBuilder::new(n.clone());
         b.tag(t);
         for f in &fields {
-            b.field(f.def.clone(), f.value.clone());
+            b.field(f.def.clone().expect("generated"), f.value.clone());
         }
         let built = b.build().expect("a generated event builds");
         let schema = EventSchema::parse(&built.metadata).expect("its metadata parses");

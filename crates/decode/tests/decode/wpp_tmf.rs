@@ -5,8 +5,9 @@
 
 use crate::common;
 
+use etwsim_decode::Error;
 use etwsim_decode::fields::Value;
-use etwsim_decode::wpp::{self, ItemType, TmfSet, WppError, WppMessage};
+use etwsim_decode::wpp::{self, ItemType, TmfSet, WppMessage};
 use etwsim_etl::{MessageInfo, TraceRecord, message_flags};
 use etwsim_types::Guid;
 use etwsim_types::record::header_type;
@@ -347,7 +348,7 @@ fn a_component_id_finds_the_guid_it_starts() {
         number: 3,
         ..WppMessage::new(&args)
     };
-    assert_eq!(set.decode(&none).unwrap_err(), WppError::NoGuid);
+    assert_eq!(set.decode(&none).unwrap_err(), Error::WppNoGuid);
 }
 
 #[test]
@@ -448,7 +449,7 @@ fn payloads_that_do_not_fit_name_the_argument_and_offset() {
     );
     let err = set.decode(&message(99, &[])).unwrap_err();
     assert!(
-        matches!(err, WppError::NoFormat { number: 99, .. }),
+        matches!(err, Error::WppNoFormat { number: 99, .. }),
         "{err}"
     );
     let unknown = "{5a5a5a5a-0000-4000-8000-000000000003} u\n#typev u_1 1 \"%10!s!\"\n{\nx, ItemFrob -- 10\n}\n";
