@@ -117,19 +117,11 @@ impl Source {
         Source {
             provider,
             pid: process.pid(),
-            sid_len: sid_len(&process.token().sid),
+            sid_len: process.token().sid.binary_len(),
             props: EnableProperty::empty(),
             traits_len: traits.map(traits_len),
         }
     }
-}
-
-/// The binary SID's size from its string form: revision, count, 6-byte authority, then
-/// one u32 per sub-authority (`S-1-5-21-a-b-c-rid` has 5).
-fn sid_len(sid: &str) -> usize {
-    let parts = sid.split('-').count();
-    assert!(parts >= 3 && sid.starts_with("S-1-"), "a SID string: {sid}");
-    8 + 4 * (parts - 3)
 }
 
 /// The traits blob's size (etl-format §6.2): u16 TotalSize, the UTF-8 name and its NUL,

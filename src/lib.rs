@@ -48,5 +48,5 @@ pub use etwsim_types::record;
 pub use etwsim_types::{
     BufferContext, BufferHeader, Channel, ClockType, ControlCode, EnableInfo, EnableProperty,
     EventDescriptor, EventHeader, EventRecord, ExtendedItem, FilterType, Guid, Keyword, Level,
-    LogFileMode, Opcode, ParseGuidError, Task, TraceControl, Win32Error,
+    LogFileMode, Opcode, ParseGuidError, Sid, SidError, Task, TraceControl, Win32Error,
 };

@@ -33,7 +33,7 @@ impl Win32 {
         let Some(op) = EventSecurityOperation::from_raw(operation) else {
             return Win32Error::ERROR_INVALID_PARAMETER.code();
         };
-        let Ok((sid, _)) = Sid::from_bytes(sid) else {
+        let Ok((sid, _)) = Sid::read(sid) else {
             return Win32Error::ERROR_INVALID_PARAMETER.code();
         };
         code(self.process().kernel().event_access_control(

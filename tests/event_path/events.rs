@@ -16,7 +16,7 @@ use etwsim::{
 };
 use etwsim_types::record::{
     BUFFER_HEADER_SIZE, BufferHeader, EVENT_HEADER_SIZE, EventRecord, MAX_EVENT_DATA_DESCRIPTORS,
-    MAX_EVENT_SIZE, MAX_STACK_FRAMES, align8, decode_buffer, encode_sid, ext_type, header_flags,
+    MAX_EVENT_SIZE, MAX_STACK_FRAMES, align8, decode_buffer, ext_type, header_flags,
 };
 use std::collections::HashSet;
 use std::time::Duration;
@@ -1503,7 +1503,7 @@ fn each_enable_property_adds_its_extended_item_with_its_data() {
         r.extended_data[0].data.clone()
     };
     // SID: the writer's user SID in binary form.
-    let bob_sid = encode_sid(&token.sid).unwrap();
+    let bob_sid = token.sid.to_bytes();
     assert_eq!(bob_sid.len(), 8 + 4 * 5);
     assert_eq!(only(&r_sid[0], ext_type::SID), bob_sid);
     assert_eq!(
@@ -1512,7 +1512,7 @@ fn each_enable_property_adds_its_extended_item_with_its_data() {
     );
     assert_eq!(
         only(&r_sid[2], ext_type::SID),
-        encode_sid("S-1-5-19").unwrap()
+        etwsim::Sid::local_service().to_bytes()
     );
     // TS_ID: the terminal-session id, a u32.
     assert_eq!(only(&r_ts[0], ext_type::TS_ID), 3u32.to_le_bytes());

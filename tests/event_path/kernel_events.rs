@@ -204,7 +204,7 @@ fn the_kernel_logger_records_each_operation_with_its_class_type_version_and_layo
     assert_eq!(text(start, "CommandLine"), r#""C:\tools\app.exe" --go"#);
     assert_eq!(start.get("ExitStatus"), Some(&Value::I32(259)));
     match start.get("UserSID") {
-        Some(Value::TokenUser(t)) => assert_eq!(t.sid.to_string(), Token::user("alice").sid),
+        Some(Value::TokenUser(t)) => assert_eq!(t.sid, Token::user("alice").sid),
         other => panic!("UserSID {other:?}"),
     }
     let end = by("Process/End");

@@ -11,7 +11,6 @@
 
 pub use crate::value::{Field, Value, find};
 use std::fmt;
-use std::str::FromStr;
 
 /// The text of an `EventWriteString` event: a record whose header has
 /// `EVENT_HEADER_FLAG_STRING_ONLY` (0x0004, EVT-19) carries no fields, only a UTF-16LE
@@ -34,129 +33,10 @@ pub fn string_only_text(payload: &[u8]) -> String {
     crate::wire::utf16_lossy(&payload[..units * 2])
 }
 
-/// A security identifier (`SID`): revision, 48-bit identifier authority, sub-authorities.
-///
-/// On the wire (DEC-09 type 19): revision u8, sub-authority count u8, the authority as six
-/// big-endian bytes, then each sub-authority as a little-endian u32 — `8 + 4 × count` bytes.
-/// Text form `S-1-5-18` ([`FromStr`] and [`Display`](fmt::Display)).
-#[doc(alias = "SID")]
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Sid {
-    /// `Revision` (1 for every SID Windows writes).
-    pub revision: u8,
-    /// `IdentifierAuthority`, big-endian on the wire.
-    pub authority: [u8; 6],
-    /// `SubAuthority[]`, at most 15 (`SID_MAX_SUB_AUTHORITIES`).
-    pub sub_authorities: Vec<u32>,
-}
-
-/// `SID_MAX_SUB_AUTHORITIES`.
-pub const SID_MAX_SUB_AUTHORITIES: usize = 15;
-
-impl Sid {
-    /// `S-1-5-18`, LocalSystem.
-    pub fn local_system() -> Sid {
-        Sid {
-            revision: 1,
-            authority: [0, 0, 0, 0, 0, 5],
-            sub_authorities: vec![18],
-        }
-    }
-
-    /// Bytes the SID takes on the wire: `8 + 4 × count`.
-    pub fn wire_len(&self) -> usize {
-        8 + 4 * self.sub_authorities.len()
-    }
-
-    /// Appends the wire form to `out`.
-    pub fn write_to(&self, out: &mut Vec<u8>) {
-        out.push(self.revision);
-        out.push(self.sub_authorities.len() as u8);
-        out.extend_from_slice(&self.authority);
-        for s in &self.sub_authorities {
-            out.extend_from_slice(&s.to_le_bytes());
-        }
-    }
-
-    /// Reads a SID from the start of `bytes`; `None` when `bytes` is shorter than the count
-    /// byte says, or the count is above 15.
-    pub fn read(bytes: &[u8]) -> Option<Sid> {
-        let (&revision, rest) = bytes.split_first()?;
-        let (&count, rest) = rest.split_first()?;
-        let count = usize::from(count);
-        if count > SID_MAX_SUB_AUTHORITIES || rest.len() < 6 + 4 * count {
-            return None;
-        }
-        let mut authority = [0; 6];
-        authority.copy_from_slice(&rest[..6]);
-        let sub_authorities = rest[6..6 + 4 * count]
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        Some(Sid {
-            revision,
-            authority,
-            sub_authorities,
-        })
-    }
-
-    fn authority_value(&self) -> u64 {
-        self.authority
-            .iter()
-            .fold(0u64, |acc, b| (acc << 8) | u64::from(*b))
-    }
-}
-
-impl fmt::Display for Sid {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let auth = self.authority_value();
-        write!(f, "S-{}-", self.revision)?;
-        if auth >> 32 == 0 {
-            write!(f, "{auth}")?;
-        } else {
-            write!(f, "{auth:#014X}")?;
-        }
-        self.sub_authorities
-            .iter()
-            .try_for_each(|s| write!(f, "-{s}"))
-    }
-}
-
-/// Text that is not a SID in `S-R-A-S…` form.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("not a SID: {input:?}")]
-pub struct ParseSidError {
-    /// The text given.
-    pub input: String,
-}
-
-impl FromStr for Sid {
-    type Err = ParseSidError;
-
-    fn from_str(s: &str) -> Result<Sid, ParseSidError> {
-        let err = || ParseSidError { input: s.into() };
-        let mut parts = s.strip_prefix("S-").ok_or_else(err)?.split('-');
-        let revision = parts.next().and_then(|p| p.parse().ok()).ok_or_else(err)?;
-        let auth: u64 = parts.next().and_then(|p| p.parse().ok()).ok_or_else(err)?;
-        if auth >> 48 != 0 {
-            return Err(err());
-        }
-        let bytes = auth.to_be_bytes();
-        let mut authority = [0; 6];
-        authority.copy_from_slice(&bytes[2..]);
-        let sub_authorities = parts
-            .map(|p| p.parse::<u32>().map_err(|_| err()))
-            .collect::<Result<Vec<_>, _>>()?;
-        if sub_authorities.len() > SID_MAX_SUB_AUTHORITIES {
-            return Err(err());
-        }
-        Ok(Sid {
-            revision,
-            authority,
-            sub_authorities,
-        })
-    }
-}
+/// `win:SID` values and the SID of a [`TokenUser`] block: the workspace's one SID type
+/// (binary form `8 + 4 × count` bytes, DEC-09 type 19; text `S-1-5-18`). A payload SID whose
+/// revision is not 1 is a bad value, as `IsValidSid` would say.
+pub use etwsim_types::Sid;
 
 /// A kernel SID block (KRN-27): `TOKEN_USER` — `SID_AND_ATTRIBUTES {PSID Sid; DWORD
 /// Attributes}`, 16 bytes for a 64-bit writer (pointer, attributes, 4 bytes of padding) and 8
@@ -292,24 +172,6 @@ pub fn windows_1252_char(b: u8) -> char {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sid_text_and_wire_round_trip() {
-        let sid: Sid = "S-1-5-21-1004336348-1177238915-682003330-512"
-            .parse()
-            .unwrap();
-        assert_eq!(
-            sid.to_string(),
-            "S-1-5-21-1004336348-1177238915-682003330-512"
-        );
-        let mut wire = Vec::new();
-        sid.write_to(&mut wire);
-        assert_eq!(wire.len(), sid.wire_len());
-        assert_eq!(&wire[..8], &[1, 5, 0, 0, 0, 0, 0, 5]);
-        assert_eq!(Sid::read(&wire), Some(sid));
-        assert_eq!(Sid::read(&wire[..wire.len() - 1]), None);
-        assert!("S-1-x".parse::<Sid>().is_err());
-    }
 
     #[test]
     fn windows_1252_maps_the_high_block() {

@@ -2,7 +2,7 @@
 //! field and its offset when it fails, and nothing it does can panic.
 
 use crate::Error;
-use crate::fields::{SID_MAX_SUB_AUTHORITIES, Sid};
+use crate::fields::Sid;
 
 /// A payload being read front to back.
 pub(crate) struct Cursor<'a> {
@@ -118,14 +118,16 @@ impl<'a> Cursor<'a> {
         let at = self.offset;
         let rest = &self.bytes[at..];
         match Sid::read(rest) {
-            Some(sid) => {
-                self.offset += sid.wire_len();
+            Ok((sid, len)) => {
+                self.offset += len;
                 Ok(sid)
             }
-            None => {
+            Err(_) => {
                 let count = rest.get(1).copied().map_or(0, usize::from);
-                Err(if count > SID_MAX_SUB_AUTHORITIES {
+                Err(if count > Sid::MAX_SUB_AUTHORITIES {
                     self.bad(field, at, format!("SID with {count} sub-authorities"))
+                } else if rest.len() >= 8 + 4 * count {
+                    self.bad(field, at, format!("SID revision {} (expected 1)", rest[0]))
                 } else {
                     Error::Truncated {
                         field: field.into(),

@@ -28,13 +28,10 @@
 //! ACEs (ACEs of other types are kept but do not take part in the check). A zero desired mask
 //! is denied (simulator choice).
 
-use std::fmt;
-use std::str::FromStr;
-
 use bitflags::bitflags;
-use etwsim_types::Guid;
+use etwsim_types::{Guid, SidError};
 
-use crate::error::{Error, quote};
+use crate::error::Error;
 use crate::key::Registry;
 use crate::value::{Value, ValueType};
 
@@ -196,231 +193,33 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
 
-/// A security identifier (`SID`): an identifier authority and up to 15 sub-authorities.
-#[doc(alias = "SID")]
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Sid {
-    authority: u64,
-    sub_authorities: Vec<u32>,
+/// The security identifier: one type for the whole workspace, defined in `etwsim-types`.
+pub use etwsim_types::Sid;
+
+/// Reads the SID at the start of `bytes`, which sit at `base` in the whole input; errors
+/// name the SID's offset there.
+fn read_sid(bytes: &[u8], base: usize) -> Result<(Sid, usize), Error> {
+    Sid::read(bytes).map_err(|e| match e {
+        SidError::Binary { offset, problem } => bad("SID", base + offset, problem),
+        other => bad("SID", base, other.to_string()),
+    })
 }
 
-impl Sid {
-    /// `SID_MAX_SUB_AUTHORITIES`.
-    pub const MAX_SUB_AUTHORITIES: usize = 15;
-
-    /// A SID from its identifier authority (48 bits) and sub-authorities.
-    ///
-    /// # Errors
-    /// [`Error::BadSidString`] for an authority above 2⁴⁸ − 1 or more than 15
-    /// sub-authorities.
-    pub fn new(authority: u64, sub_authorities: &[u32]) -> Result<Sid, Error> {
-        let problem = if authority >= 1 << 48 {
-            "the identifier authority is 48 bits"
-        } else if sub_authorities.len() > Sid::MAX_SUB_AUTHORITIES {
-            "at most 15 sub-authorities"
-        } else {
-            return Ok(Sid {
+impl From<SidError> for Error {
+    fn from(e: SidError) -> Error {
+        match e {
+            SidError::Text { input, problem } => Error::BadSidString { input, problem },
+            SidError::Parts {
                 authority,
-                sub_authorities: sub_authorities.to_vec(),
-            });
-        };
-        Err(Error::BadSidString {
-            input: format!(
-                "authority {authority}, {} sub-authorities",
-                sub_authorities.len()
-            ),
-            problem,
-        })
-    }
-
-    fn nt(subs: &[u32]) -> Sid {
-        Sid {
-            authority: 5,
-            sub_authorities: subs.to_vec(),
-        }
-    }
-
-    /// `S-1-1-0`, Everyone.
-    pub fn everyone() -> Sid {
-        Sid {
-            authority: 1,
-            sub_authorities: vec![0],
-        }
-    }
-    /// `S-1-3-4`, OWNER RIGHTS.
-    pub fn owner_rights() -> Sid {
-        Sid {
-            authority: 3,
-            sub_authorities: vec![4],
-        }
-    }
-    /// `S-1-5-11`, Authenticated Users.
-    pub fn authenticated_users() -> Sid {
-        Sid::nt(&[11])
-    }
-    /// `S-1-5-18`, LocalSystem.
-    pub fn local_system() -> Sid {
-        Sid::nt(&[18])
-    }
-    /// `S-1-5-19`, LocalService.
-    pub fn local_service() -> Sid {
-        Sid::nt(&[19])
-    }
-    /// `S-1-5-20`, NetworkService.
-    pub fn network_service() -> Sid {
-        Sid::nt(&[20])
-    }
-    /// `S-1-5-32-544`, BUILTIN\Administrators.
-    pub fn builtin_administrators() -> Sid {
-        Sid::nt(&[32, 544])
-    }
-    /// `S-1-5-32-545`, BUILTIN\Users.
-    pub fn builtin_users() -> Sid {
-        Sid::nt(&[32, 545])
-    }
-    /// `S-1-5-32-559`, BUILTIN\Performance Log Users.
-    pub fn performance_log_users() -> Sid {
-        Sid::nt(&[32, 559])
-    }
-
-    /// The identifier authority.
-    pub fn authority(&self) -> u64 {
-        self.authority
-    }
-
-    /// The sub-authorities; the last one is the RID.
-    pub fn sub_authorities(&self) -> &[u32] {
-        &self.sub_authorities
-    }
-
-    /// The binary size: 8 + 4 × sub-authorities (`GetLengthSid`).
-    pub fn binary_len(&self) -> usize {
-        8 + 4 * self.sub_authorities.len()
-    }
-
-    /// Reads a binary SID at the start of `bytes`; returns it and its size.
-    ///
-    /// # Errors
-    /// [`Error::BadSecurityDescriptor`] for a short buffer, a revision other than 1 or more
-    /// than 15 sub-authorities.
-    pub fn from_bytes(bytes: &[u8]) -> Result<(Sid, usize), Error> {
-        Sid::read(bytes, 0)
-    }
-
-    fn read(bytes: &[u8], base: usize) -> Result<(Sid, usize), Error> {
-        let head = take(bytes, 0, 8, "SID", base)?;
-        if head[0] != 1 {
-            return Err(bad(
-                "SID",
-                base,
-                format!("revision {} (expected 1)", head[0]),
-            ));
-        }
-        let count = usize::from(head[1]);
-        if count > Sid::MAX_SUB_AUTHORITIES {
-            return Err(bad(
-                "SID",
-                base,
-                format!("{count} sub-authorities (at most 15)"),
-            ));
-        }
-        let authority = head[2..8]
-            .iter()
-            .fold(0u64, |acc, b| (acc << 8) | u64::from(*b));
-        let subs = take(bytes, 8, 4 * count, "SID", base)?;
-        let sub_authorities = subs.chunks_exact(4).map(|c| u32_at(c, 0)).collect();
-        let sid = Sid {
-            authority,
-            sub_authorities,
-        };
-        let len = sid.binary_len();
-        Ok((sid, len))
-    }
-
-    /// The binary form.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.binary_len());
-        self.write(&mut out);
-        out
-    }
-
-    fn write(&self, out: &mut Vec<u8>) {
-        out.push(1);
-        // At most 15 by construction.
-        out.push(u8::try_from(self.sub_authorities.len()).unwrap_or(15));
-        out.extend_from_slice(&self.authority.to_be_bytes()[2..]);
-        for s in &self.sub_authorities {
-            out.extend_from_slice(&s.to_le_bytes());
-        }
-    }
-}
-
-impl fmt::Display for Sid {
-    /// `S-1-<authority>-<sub>…`; the authority in decimal below 2³², else as `0x` and 12
-    /// hex digits (`ConvertSidToStringSid`).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.authority < 1 << 32 {
-            write!(f, "S-1-{}", self.authority)?;
-        } else {
-            write!(f, "S-1-0x{:012X}", self.authority)?;
-        }
-        for s in &self.sub_authorities {
-            write!(f, "-{s}")?;
-        }
-        Ok(())
-    }
-}
-
-impl fmt::Debug for Sid {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
-}
-
-impl FromStr for Sid {
-    type Err = Error;
-
-    /// Parses `S-1-5-32-544` (`ConvertStringSidToSid`'s numeric form; the authority may be
-    /// `0x` and hex digits).
-    fn from_str(s: &str) -> Result<Sid, Error> {
-        let err = |problem| Error::BadSidString {
-            input: quote(s),
-            problem,
-        };
-        let mut parts = s.split('-');
-        if !matches!(parts.next(), Some("S" | "s")) {
-            return Err(err("it must start with S-"));
-        }
-        if parts.next() != Some("1") {
-            return Err(err("the revision must be 1"));
-        }
-        let authority = match parts.next() {
-            Some(a) => match a.strip_prefix("0x").or_else(|| a.strip_prefix("0X")) {
-                Some(hex) if !hex.is_empty() && hex.len() <= 12 => u64::from_str_radix(hex, 16)
-                    .map_err(|_| err("the authority is not a number"))?,
-                Some(_) => return Err(err("the authority is 1 to 12 hex digits after 0x")),
-                None if !a.is_empty() && a.bytes().all(|b| b.is_ascii_digit()) => a
-                    .parse::<u32>()
-                    .map(u64::from)
-                    .map_err(|_| err("a decimal authority is below 2^32"))?,
-                None => return Err(err("the authority is not a number")),
+                count,
+                problem,
+            } => Error::BadSidString {
+                input: format!("authority {authority}, {count} sub-authorities"),
+                problem,
             },
-            None => return Err(err("the identifier authority is missing")),
-        };
-        let mut subs = Vec::new();
-        for p in parts {
-            if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(err("sub-authorities are decimal numbers"));
-            }
-            subs.push(
-                p.parse::<u32>()
-                    .map_err(|_| err("a sub-authority is below 2^32"))?,
-            );
-            if subs.len() > Sid::MAX_SUB_AUTHORITIES {
-                return Err(err("at most 15 sub-authorities"));
-            }
+            SidError::Binary { offset, problem } => bad("SID", offset, problem),
+            other => bad("SID", 0, other.to_string()),
         }
-        Sid::new(authority, &subs)
     }
 }
 
@@ -550,7 +349,7 @@ impl Ace {
         let body = if ace_type.has_mask_and_sid() {
             let mask = take(content, 0, 4, "ACE", base + 4)?;
             let mask = AccessMask::from_bits_retain(u32_at(mask, 0));
-            let (sid, _) = Sid::read(&content[4..], base + 8)?;
+            let (sid, _) = read_sid(&content[4..], base + 8)?;
             AceBody::MaskAndSid { mask, sid }
         } else {
             AceBody::Raw(content.to_vec())
@@ -574,7 +373,7 @@ impl Ace {
         match &self.body {
             AceBody::MaskAndSid { mask, sid } => {
                 out.extend_from_slice(&mask.bits().to_le_bytes());
-                sid.write(out);
+                sid.write_to(out);
             }
             AceBody::Raw(b) => out.extend_from_slice(b),
         }
@@ -769,7 +568,7 @@ impl SecurityDescriptor {
         };
         let sid_at = |field| -> Result<Option<Sid>, Error> {
             offset(field)?
-                .map(|o| Sid::read(&bytes[o..], o).map(|(s, _)| s))
+                .map(|o| read_sid(&bytes[o..], o).map(|(s, _)| s))
                 .transpose()
         };
         let owner = sid_at(4)?;
@@ -824,11 +623,11 @@ impl SecurityDescriptor {
         }
         if let Some(sid) = &self.owner {
             place(&mut out, 4)?;
-            sid.write(&mut out);
+            sid.write_to(&mut out);
         }
         if let Some(sid) = &self.group {
             place(&mut out, 8)?;
-            sid.write(&mut out);
+            sid.write_to(&mut out);
         }
         Ok(out)
     }
@@ -1100,6 +899,6 @@ mod tests {
             sid.to_bytes(),
             [1, 2, 0, 0, 0, 0, 0, 5, 32, 0, 0, 0, 0x20, 0x02, 0, 0]
         );
-        assert_eq!(Sid::from_bytes(&sid.to_bytes()), Ok((sid, 16)));
+        assert_eq!(Sid::read(&sid.to_bytes()), Ok((sid, 16)));
     }
 }

@@ -373,45 +373,9 @@ pub unsafe extern "C" fn GlobalFree(mem: *mut c_void) -> *mut c_void {
     unsafe { LocalFree(mem) }
 }
 
-/// The system messages of the Win32 codes etwsim's functions return.
+/// The system messages of the Win32 codes etwsim's functions return (`Win32Error`'s table).
 fn message(code: u32) -> Option<&'static str> {
-    Some(match code {
-        0 => "The operation completed successfully.",
-        1 => "Incorrect function.",
-        2 => "The system cannot find the file specified.",
-        5 => "Access is denied.",
-        6 => "The handle is invalid.",
-        8 => "Not enough memory resources are available to process this command.",
-        14 => "Not enough memory resources are available to complete this operation.",
-        24 => "The program issued a command but the command length is incorrect.",
-        32 => "The process cannot access the file because it is being used by another process.",
-        50 => "The request is not supported.",
-        87 => "The parameter is incorrect.",
-        112 => "There is not enough space on the disk.",
-        122 => "The data area passed to a system call is too small.",
-        161 => "The specified path is invalid.",
-        170 => "The requested resource is in use.",
-        183 => "Cannot create a file when that file already exists.",
-        186 => "The flag passed is not correct.",
-        234 => "More data is available.",
-        534 => "Arithmetic result exceeded 32 bits.",
-        998 => "Invalid access to memory location.",
-        1223 => "The operation was canceled by the user.",
-        1247 => {
-            "An attempt was made to perform an initialization operation when initialization has already been completed."
-        }
-        1450 => "Insufficient system resources exist to complete the requested service.",
-        1460 => "This operation returned because the timeout period expired.",
-        1502 => "The event log file is full.",
-        1901 => "The specified time is invalid.",
-        2402 => "Active connections still exist.",
-        4200 => "The GUID passed was not recognized as valid by a WMI data provider.",
-        4201 => "The instance name passed was not recognized as valid by a WMI data provider.",
-        7007 => {
-            "The requested operation cannot be completed because the connection is being closed."
-        }
-        _ => return None,
-    })
+    etwsim::Win32Error(code).message()
 }
 
 /// `FormatMessage`'s body: the message (with Windows's trailing CRLF) as units.
@@ -687,20 +651,18 @@ pub unsafe extern "C" fn ConvertSidToStringSidW(sid: *const u8, out: *mut *mut u
         return 0;
     }
     // SAFETY: the 8-byte header is readable (contract).
-    let head = unsafe { std::slice::from_raw_parts(sid, 8) };
-    let count = usize::from(head[1]);
-    if head[0] != 1 || count > 15 {
-        set_last_error(1337);
+    let count = usize::from(unsafe { *sid.add(1) });
+    if count > etwsim::Sid::MAX_SUB_AUTHORITIES {
+        set_last_error(etwsim::Win32Error::ERROR_INVALID_SID.code());
         return 0;
     }
-    let auth = head[2..8].iter().fold(0u64, |a, &b| a << 8 | u64::from(b));
-    let mut s = format!("S-1-{auth}");
-    for i in 0..count {
-        let mut b = [0u8; 4];
-        // SAFETY: sub-authority `i` is inside the SID (contract).
-        unsafe { std::ptr::copy_nonoverlapping(sid.add(8 + 4 * i), b.as_mut_ptr(), 4) };
-        s += &format!("-{}", u32::from_le_bytes(b));
-    }
+    // SAFETY: the SID is 8 bytes and 4 per sub-authority, all readable (contract).
+    let bytes = unsafe { std::slice::from_raw_parts(sid, 8 + 4 * count) };
+    let Ok((sid, _)) = etwsim::Sid::read(bytes) else {
+        set_last_error(etwsim::Win32Error::ERROR_INVALID_SID.code()); // a revision other than 1
+        return 0;
+    };
+    let s = sid.to_string();
     let units: Vec<u16> = s.encode_utf16().chain([0]).collect();
     let p = LocalAlloc(0, units.len() * 2).cast::<u16>();
     if p.is_null() {

@@ -34,6 +34,7 @@ mod guid;
 pub mod kernel_class;
 mod mode;
 pub mod record;
+mod sid;
 pub mod win32_consts;
 
 pub use descriptor::{Channel, EventDescriptor, Keyword, Level, Opcode, Task};
@@ -44,3 +45,4 @@ pub use mode::{
     ClockType, ControlCode, EnableInfo, EnableProperty, FilterType, LogFileMode, TraceControl,
 };
 pub use record::{BufferContext, BufferHeader, EventHeader, EventRecord, ExtendedItem};
+pub use sid::{Sid, SidError};

@@ -357,24 +357,6 @@ pub fn decode_event_record(
     Ok((record, align8(size).min(b.len())))
 }
 
-/// Encodes a SID string (`S-1-5-21-…`) in its binary form, for SID items (FLT-11).
-/// Returns `None` for text that is not a SID.
-pub fn encode_sid(sid: &str) -> Option<Vec<u8>> {
-    let mut parts = sid.strip_prefix("S-")?.split('-');
-    let revision: u8 = parts.next()?.parse().ok()?;
-    let authority: u64 = parts.next()?.parse().ok()?;
-    let subs: Vec<u32> = parts.map(|p| p.parse().ok()).collect::<Option<_>>()?;
-    if subs.len() > 15 || authority >= 1 << 48 {
-        return None;
-    }
-    let mut out = vec![revision, subs.len() as u8];
-    out.extend_from_slice(&authority.to_be_bytes()[2..]);
-    for s in subs {
-        out.extend_from_slice(&s.to_le_bytes());
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -419,15 +401,6 @@ mod tests {
         for cut in 0..buf.len() {
             let _ = decode_event_record(&buf[..cut], BufferContext::default());
         }
-    }
-
-    #[test]
-    fn sid_strings_encode() {
-        assert_eq!(
-            encode_sid("S-1-5-18").unwrap(),
-            vec![1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0]
-        );
-        assert!(encode_sid("not a sid").is_none());
     }
 }
 

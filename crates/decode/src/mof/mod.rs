@@ -730,7 +730,7 @@ fn write_token_user(out: &mut Vec<u8>, t: &TokenUser, pointer_size: u8) -> Resul
     if t.sid_pointer as u32 == 0 {
         return Err("a TOKEN_USER pointer with zero low 32 bits reads back as \"absent\"".into());
     }
-    if t.sid.sub_authorities.len() > crate::fields::SID_MAX_SUB_AUTHORITIES {
+    if t.sid.sub_authorities().len() > crate::fields::Sid::MAX_SUB_AUTHORITIES {
         return Err("a SID has at most 15 sub-authorities".into());
     }
     write_pointer(out, t.sid_pointer, pointer_size)

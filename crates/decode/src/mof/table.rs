@@ -251,16 +251,25 @@ pub static EVENT_TRACE: MofClass = class(
     ],
 );
 
+/// The RT_LostEvent class "does not define any members" (Microsoft's MOF page): its events
+/// have no payload, whatever their version.
+static RT_LOST_EVENT: Layout = Layout {
+    name: "RT_LostEvent",
+    versions: &[0, 1, 2],
+    fields: &[],
+};
+
 /// `Lost_Event` (RT_LostEvent) {6a399ae0-4bc6-4de9-870b-3657f8947e7e}: no HookId group;
-/// RTLostEvent (32), RTLostBuffer (33), RTLostFile (34) carry no payload layout here.
+/// RTLostEvent (32), RTLostBuffer (33), RTLostFile (34), the markers a real-time consumer
+/// receives before the events of a buffer after a loss (BUF-14), with no fields.
 pub static LOST_EVENT: MofClass = MofClass {
     name: "Lost_Event",
     guid: Guid::RT_LOST_EVENT,
     group: None,
     events: &[
-        named(32, "RTLostEvent"),
-        named(33, "RTLostBuffer"),
-        named(34, "RTLostFile"),
+        ev(32, "RTLostEvent", &[&RT_LOST_EVENT]),
+        ev(33, "RTLostBuffer", &[&RT_LOST_EVENT]),
+        ev(34, "RTLostFile", &[&RT_LOST_EVENT]),
     ],
 };
 

@@ -82,7 +82,10 @@ fn seed(b: &mut EventBuilder) -> Vec<u8> {
 fn write_seed_corpus() {
     let dir = corpus_dir();
     std::fs::create_dir_all(&dir).unwrap();
-    let sid = etwsim_types::record::encode_sid("S-1-5-21-1-2-3").unwrap();
+    let sid = "S-1-5-21-1-2-3"
+        .parse::<etwsim_types::Sid>()
+        .unwrap()
+        .to_bytes();
     let seeds: Vec<(&str, Vec<u8>)> = vec![
         (
             "ok-scalars",

@@ -241,7 +241,10 @@ fn a_short_payload_names_the_field_and_the_offset() {
 #[test]
 fn a_sid_takes_its_length_from_its_sub_authority_count() {
     // rule: DEC-12
-    let sid = etwsim_types::record::encode_sid("S-1-5-21-7-8").unwrap();
+    let sid = "S-1-5-21-7-8"
+        .parse::<etwsim_types::Sid>()
+        .unwrap()
+        .to_bytes();
     let e = EventBuilder::new("Sid")
         .sid("s", &sid)
         .value("after", 9u8)

@@ -61,11 +61,8 @@ impl Gen {
                 0 => Value::Null,
                 _ => {
                     let count = (self.next() % 6) as usize;
-                    let sid = Sid {
-                        revision: 1,
-                        authority: [0, 0, 0, 0, 0, (x % 16) as u8],
-                        sub_authorities: (0..count).map(|_| self.next() as u32).collect(),
-                    };
+                    let subs: Vec<u32> = (0..count).map(|_| self.next() as u32).collect();
+                    let sid = Sid::new(x % 16, &subs).expect("at most 5 sub-authorities");
                     let mut ptr = self.next() | 1;
                     if pointer_size == 4 {
                         ptr &= 0xFFFF_FFFF;

@@ -108,8 +108,10 @@ fn floats_bools_guids_times_and_sids() {
     // rule: DEC-09
     let g: Guid = "{b3864c38-4273-58c5-545b-8b3608343471}".parse().unwrap();
     let st = [2026u16, 1, 4, 1, 13, 5, 9, 7];
-    let sid =
-        etwsim_types::record::encode_sid("S-1-5-21-1004336348-1177238915-682003330-512").unwrap();
+    let sid = "S-1-5-21-1004336348-1177238915-682003330-512"
+        .parse::<etwsim_types::Sid>()
+        .unwrap()
+        .to_bytes();
     let mut ours = EventBuilder::new("Misc");
     ours.value("f32", 1.5f32)
         .value("f64", -2.25e300f64)
@@ -180,8 +182,11 @@ fn variable_count_arrays_of_every_element_kind() {
     let g1 = Guid::from_provider_name("a");
     let g2 = Guid::from_provider_name("b");
     let st = [2026u16, 1, 4, 1, 13, 5, 9, 7];
-    let sid1 = etwsim_types::record::encode_sid("S-1-5-18").unwrap();
-    let sid2 = etwsim_types::record::encode_sid("S-1-5-21-1-2-3").unwrap();
+    let sid1 = "S-1-5-18".parse::<etwsim_types::Sid>().unwrap().to_bytes();
+    let sid2 = "S-1-5-21-1-2-3"
+        .parse::<etwsim_types::Sid>()
+        .unwrap()
+        .to_bytes();
     let mut ours = EventBuilder::new("Arrays");
     ours.array("i8s", [-1i8, 2])
         .array("u8s", [1u8, 2, 3])

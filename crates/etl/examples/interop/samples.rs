@@ -7,7 +7,7 @@
 use etwsim_etl::{
     BufferBuilder, CloseStats, Error, Record, TraceRecord, WriteOutcome, Writer, WriterOptions,
 };
-use etwsim_types::record::{encode_sid, ext_type, header_type};
+use etwsim_types::record::{ext_type, header_type};
 use etwsim_types::{
     Channel, ClockType, EventDescriptor, EventHeader, EventRecord, ExtendedItem, Guid, Keyword,
     Level, LogFileMode, Opcode, Task,
@@ -217,7 +217,10 @@ fn u64s(values: &[u64]) -> Vec<u8> {
 /// ends at 14) as type 0, so those go in an event of their own.
 fn all_items() -> [Vec<ExtendedItem>; 3] {
     let guid = |n: u128| Guid::from_u128(0xfeed_0000_0000_4000_8000_0000_0000_0000 + n);
-    let sid = encode_sid("S-1-5-21-1004336348-1177238915-682003330-512").expect("a SID");
+    let sid = "S-1-5-21-1004336348-1177238915-682003330-512"
+        .parse::<etwsim_types::Sid>()
+        .expect("a SID")
+        .to_bytes();
     let mut instance = Vec::new();
     instance.extend_from_slice(&7u32.to_le_bytes());
     instance.extend_from_slice(&3u32.to_le_bytes());

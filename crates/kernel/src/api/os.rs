@@ -106,7 +106,7 @@ impl Kernel {
         let Some(values) = values else { return };
         // Written in the creating process's context (its current thread), else the System
         // process's.
-        let creator = self.with_state(|s| s.processes.live_pids.get(&parent).copied());
+        let creator = self.with_state(|s| s.processes.live_key(parent));
         let o = match creator {
             Some(ck) if parent != 0 => self.origin_of(ck, parent),
             _ => self.system_origin(),

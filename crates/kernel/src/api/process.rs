@@ -142,7 +142,7 @@ impl Kernel {
 
     /// The live process with this PID, if any.
     pub fn process(&self, pid: u32) -> Option<Process> {
-        let key = self.with_state(|s| s.processes.live_pids.get(&pid).copied())?;
+        let key = self.with_state(|s| s.processes.live_key(pid))?;
         Some(Process {
             kernel: self.clone(),
             start_key: key,

@@ -191,9 +191,7 @@ impl State {
         }
         let pid = rec.pid;
         let inprivate = rec.inprivate;
-        let sid = etwsim_types::record::encode_sid(&rec.token.sid)
-            .unwrap_or_default()
-            .into_boxed_slice();
+        let sid = rec.token.sid.to_bytes().into_boxed_slice();
         let ts_id = rec.token.terminal_session;
         let id = self.providers.next_reg_id;
         self.providers.next_reg_id += 1;
@@ -365,7 +363,7 @@ impl State {
     fn enable_config(&mut self, p: &EnableParams, filters: FilterSet) -> Arc<EnableConfig> {
         let pid_scope = filters.pids.as_ref().map(|pids| {
             pids.iter()
-                .filter_map(|pid| self.processes.live_pids.get(pid).copied())
+                .filter_map(|pid| self.processes.live_key(*pid))
                 .collect()
         });
         self.providers.enable_seq += 1;

@@ -65,7 +65,7 @@ pub(crate) type SecurityTable = BTreeMap<Guid, SecurityDescriptor>;
 
 /// The SIDs of a simulated token, as the access check sees them.
 pub fn token_sids(token: &Token) -> TokenSids {
-    let user = token.sid.parse::<Sid>().unwrap_or_else(|_| Sid::everyone());
+    let user = token.sid.clone();
     let mut groups = vec![
         Sid::everyone(),
         Sid::authenticated_users(),

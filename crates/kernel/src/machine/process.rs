@@ -3,6 +3,7 @@
 
 use crate::{Error, Result};
 use bitflags::bitflags;
+use etwsim_types::Sid;
 use std::collections::{BTreeMap, HashMap};
 
 bitflags! {
@@ -28,8 +29,9 @@ bitflags! {
 pub struct Token {
     /// Account name, `DOMAIN\user` style.
     pub user: String,
-    /// The user's SID in string form (put in `EVENT_HEADER_EXT_TYPE_SID` items).
-    pub sid: String,
+    /// The user's SID (put in `EVENT_HEADER_EXT_TYPE_SID` items and the kernel's process
+    /// events, checked against security descriptors).
+    pub sid: Sid,
     /// Group membership.
     pub groups: Groups,
     /// Whether the token is elevated (Administrators only counts when it is).
@@ -43,7 +45,7 @@ impl Token {
     pub fn local_system() -> Token {
         Token {
             user: "NT AUTHORITY\\SYSTEM".into(),
-            sid: "S-1-5-18".into(),
+            sid: Sid::local_system(),
             groups: Groups::LOCAL_SYSTEM | Groups::ADMINISTRATORS,
             elevated: true,
             terminal_session: 0,
@@ -54,7 +56,7 @@ impl Token {
     pub fn local_service() -> Token {
         Token {
             user: "NT AUTHORITY\\LOCAL SERVICE".into(),
-            sid: "S-1-5-19".into(),
+            sid: Sid::local_service(),
             groups: Groups::LOCAL_SERVICE,
             elevated: false,
             terminal_session: 0,
@@ -65,7 +67,7 @@ impl Token {
     pub fn network_service() -> Token {
         Token {
             user: "NT AUTHORITY\\NETWORK SERVICE".into(),
-            sid: "S-1-5-20".into(),
+            sid: Sid::network_service(),
             groups: Groups::NETWORK_SERVICE,
             elevated: false,
             terminal_session: 0,
@@ -128,13 +130,13 @@ impl Token {
     }
 }
 
-fn user_sid(name: &str) -> String {
+fn user_sid(name: &str) -> Sid {
     // A stable, name-derived relative id so the same user always has the same SID.
     let rid = name.bytes().fold(1000u32, |h, b| {
         h.wrapping_mul(31).wrapping_add(u32::from(b))
     }) % 900_000
         + 1000;
-    format!("S-1-5-21-1004336348-1177238915-682003330-{rid}")
+    Sid::domain_account([1_004_336_348, 1_177_238_915, 682_003_330], rid)
 }
 
 /// The kernel's record of one process (live or exited).
@@ -233,7 +235,7 @@ pub(crate) struct ProcessTable {
     /// Every process ever started, by start key.
     rows: BTreeMap<u64, ProcessRecord>,
     /// PID → start key of the live process with that PID.
-    pub(crate) live_pids: HashMap<u32, u64>,
+    live_pids: HashMap<u32, u64>,
     next_client_id: u32,
     next_start_key: u64,
 }
@@ -249,20 +251,37 @@ impl Default for ProcessTable {
     }
 }
 
-impl std::ops::Deref for ProcessTable {
-    type Target = BTreeMap<u64, ProcessRecord>;
-    fn deref(&self) -> &BTreeMap<u64, ProcessRecord> {
-        &self.rows
-    }
-}
-
-impl std::ops::DerefMut for ProcessTable {
-    fn deref_mut(&mut self) -> &mut BTreeMap<u64, ProcessRecord> {
-        &mut self.rows
-    }
-}
-
 impl ProcessTable {
+    /// The process started with `key`, live or exited.
+    pub(crate) fn get(&self, key: &u64) -> Option<&ProcessRecord> {
+        self.rows.get(key)
+    }
+
+    /// The process started with `key`, to change.
+    pub(crate) fn get_mut(&mut self, key: &u64) -> Option<&mut ProcessRecord> {
+        self.rows.get_mut(key)
+    }
+
+    /// The start key of the live process with this PID.
+    pub(crate) fn live_key(&self, pid: u32) -> Option<u64> {
+        self.live_pids.get(&pid).copied()
+    }
+
+    /// The process `key` has exited: marked so, and its PID is free again. Returns its PID,
+    /// or `None` when it had already exited (or never was).
+    pub(crate) fn mark_exited(&mut self, key: u64) -> Option<u32> {
+        let p = self.rows.get_mut(&key).filter(|p| !p.exited)?;
+        p.exited = true;
+        let pid = p.pid;
+        self.live_pids.remove(&pid);
+        Some(pid)
+    }
+
+    /// Every process ever started, in start order.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &ProcessRecord> {
+        self.rows.values()
+    }
+
     /// The id [`State::next_client_id`] will hand out next, without taking it.
     pub(crate) fn peek_client_id(&self) -> u32 {
         let mut id = self.next_client_id;

@@ -139,7 +139,7 @@ pub(crate) struct OsProcess {
     pub(crate) pid: u32,
     pub(crate) parent: u32,
     pub(crate) session: u32,
-    pub(crate) sid: String,
+    pub(crate) sid: Sid,
     pub(crate) image: String,
     pub(crate) command_line: String,
     pub(crate) package: String,
@@ -470,10 +470,7 @@ fn affinity(cpus: u16) -> u64 {
 
 /// The Process_TypeGroup1 v4 values of `p` (KRN-27).
 pub(crate) fn process_values(key: u64, p: &OsProcess, exit_status: i32) -> Vec<Value> {
-    let sid = match p.sid.parse::<Sid>() {
-        Ok(s) => Value::TokenUser(TokenUser::new(s)),
-        Err(_) => Value::Null,
-    };
+    let sid = Value::TokenUser(TokenUser::new(p.sid.clone()));
     let file_name = p.image.rsplit(['\\', '/']).next().unwrap_or(&p.image);
     let ansi: Vec<u8> = file_name
         .chars()

@@ -254,7 +254,7 @@ fn sids_print_and_parse_in_string_form() {
     ] {
         let sid: Sid = s.parse().unwrap();
         assert_eq!(sid.to_string(), s);
-        assert_eq!(Sid::from_bytes(&sid.to_bytes()).unwrap().0, sid);
+        assert_eq!(Sid::read(&sid.to_bytes()).unwrap().0, sid);
     }
     assert_eq!("s-1-5-18".parse::<Sid>(), Ok(Sid::local_system()));
     assert_eq!("S-1-0x5-18".parse::<Sid>(), Ok(Sid::local_system()));
