@@ -600,3 +600,40 @@ fn writes_with_no_thread_entered_keep_their_implicit_thread() {
         assert_eq!(r.header.activity_id, first.activity_id);
     }
 }
+
+/// What the seed changes, as `KernelBuilder::deterministic` documents it: the GUIDs of
+/// sessions started without one, and nothing the calls decide (timestamps, CPUs, loss, the
+/// files' bytes).
+#[test]
+fn the_seed_changes_session_guids_and_nothing_the_calls_decide() {
+    fn run(seed: u64) -> (Guid, Vec<Vec<u8>>, SessionProperties) {
+        let k = Kernel::builder().deterministic(seed).build().unwrap();
+        let app = k.spawn("app.exe", Token::user("u")).unwrap();
+        let p = app.register_provider(guid(0x78)).unwrap();
+        let sink = MemorySink::new();
+        let s = k
+            .session("Seeded")
+            .log_file("seeded.etl")
+            .sink(sink.clone())
+            .start()
+            .unwrap();
+        s.enable(guid(0x78), &EnableParams::new()).unwrap();
+        for i in 0..50u32 {
+            k.advance(Duration::from_micros(u64::from(i)));
+            p.write(
+                &EventDescriptor::new(i as u16, Level::ERROR, Keyword(0)),
+                &[&i.to_le_bytes()],
+            )
+            .unwrap();
+        }
+        let guid = s.guid();
+        let stats = s.stop().unwrap();
+        (guid, sink.buffers(), stats)
+    }
+    let (g42, files42, stats42) = run(42);
+    let (g43, files43, stats43) = run(43);
+    assert_ne!(g42, g43, "the seed picks the session GUID");
+    assert_eq!(run(42).0, g42, "the same seed, the same GUID");
+    assert_eq!(files42, files43, "the files follow from the calls alone");
+    assert_eq!(stats42.buffers_written, stats43.buffers_written);
+}

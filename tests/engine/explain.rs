@@ -168,3 +168,123 @@ fn explain_agrees_with_what_the_sessions_record() {
     }
     assert!(expected.iter().all(|&n| n > 0), "{expected:?}");
 }
+
+#[test]
+fn an_enable_that_does_not_reach_the_writer_names_the_scope_rule() {
+    // rule: FLT-16
+    // rule: FLT-17
+    let k = kernel();
+    let app = user_process(&k, "app.exe");
+    let other = user_process(&k, "other.exe");
+    let p = app.register_provider(guid(5)).unwrap();
+    let by_pid = k.session("by_pid").start().unwrap();
+    by_pid
+        .enable(
+            guid(5),
+            &EnableParams::new().filter(EventFilter::Pid(vec![other.pid()])),
+        )
+        .unwrap();
+    let by_name = k.session("by_name").start().unwrap();
+    by_name
+        .enable(
+            guid(5),
+            &EnableParams::new().filter(EventFilter::ExecutableName("other.exe".into())),
+        )
+        .unwrap();
+    let both = k.session("both").start().unwrap();
+    both.enable(guid(5), &EnableParams::new()).unwrap();
+    let d = EventDescriptor::new(1, Level::ERROR, Keyword(0x1));
+    let e = p.explain(&EventView::new(&d));
+    let of = |name: &str| {
+        e.verdicts
+            .iter()
+            .find(|v| v.session_name == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(of("by_pid").reason, Reason::OutOfScope { rule: "FLT-16" });
+    assert_eq!(of("by_name").reason, Reason::OutOfScope { rule: "FLT-17" });
+    assert!(
+        of("by_pid")
+            .reason
+            .to_string()
+            .contains("PID filter does not name the writing process (FLT-16)")
+    );
+    assert!(of("both").recorded);
+    assert_eq!(
+        of("both").reason.rule(),
+        "FLT-05",
+        "MatchAny 0 takes every keyword"
+    );
+    let _ = MemorySink::new();
+}
+
+#[test]
+fn every_reason_cites_the_rule_its_text_cites() {
+    // rule: FLT-04
+    // rule: FLT-05
+    use etwsim::{Keyword as K, Win32Error};
+    let reasons = [
+        Reason::Accepted {
+            level: Level::ERROR,
+            session_level: Level::VERBOSE,
+            keyword: K(0x1),
+            match_any: K(0x1),
+        },
+        Reason::Accepted {
+            level: Level::ERROR,
+            session_level: Level::VERBOSE,
+            keyword: K(0),
+            match_any: K(0x1),
+        },
+        Reason::Accepted {
+            level: Level::ERROR,
+            session_level: Level::VERBOSE,
+            keyword: K(0x8),
+            match_any: K(u64::MAX),
+        },
+        Reason::SessionStopping,
+        Reason::OutOfScope { rule: "SES-42" },
+        Reason::LevelAbove {
+            level: Level::VERBOSE,
+            session_level: Level::ERROR,
+        },
+        Reason::KeywordZeroIgnored,
+        Reason::NoAnyKeyword {
+            keyword: K(0x1),
+            match_any: K(0x2),
+        },
+        Reason::MissingAllKeyword {
+            keyword: K(0x1),
+            match_all: K(0x3),
+        },
+        Reason::ExcludedByWriteFilter { slot: 2 },
+        Reason::InPrivateExcluded,
+        Reason::EventIdFiltered {
+            id: 3,
+            filter_in: true,
+        },
+        Reason::EventNameFiltered {
+            name: "N".into(),
+            filter_in: false,
+        },
+        Reason::PayloadFiltered { id: 1, version: 0 },
+        Reason::Lost {
+            error: Win32Error::ERROR_NOT_ENOUGH_MEMORY,
+            rule: "EVT-07",
+        },
+        Reason::Withheld {
+            by: "S".into(),
+            error: Win32Error::ERROR_MORE_DATA,
+        },
+    ];
+    for r in &reasons {
+        let text = r.to_string();
+        assert!(
+            text.ends_with(&format!("({})", r.rule())),
+            "{r:?}: {text} does not end with ({})",
+            r.rule()
+        );
+    }
+    assert_eq!(reasons[8].rule(), "FLT-04", "MatchAll is half of FLT-04");
+}

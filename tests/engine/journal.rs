@@ -4,8 +4,8 @@
 use crate::common;
 use common::*;
 use etwsim::{
-    EnableParams, EventDescriptor, FlushReason, JournalEvent, Kernel, Keyword, Level, LossCounter,
-    MemorySink, Reason, TraceControl, Win32Error,
+    EnableParams, EventDescriptor, FlushReason, JournalEvent, Kernel, Keyword, Level, LogFileMode,
+    LossCounter, MemorySink, Reason, TraceControl, Win32Error,
 };
 
 fn journaling_kernel(capacity: usize) -> Kernel {
@@ -314,4 +314,185 @@ fn a_deterministic_journal_is_the_same_every_run() {
             .collect::<Vec<_>>()
     };
     assert_eq!(run(), run());
+}
+
+/// The verdicts of the journal's last Write entry.
+fn last_write_verdicts(k: &Kernel) -> (Result<(), Win32Error>, Vec<etwsim::Verdict>, String) {
+    let j = k.journal();
+    let e = j
+        .iter()
+        .rev()
+        .find(|e| matches!(e.event, JournalEvent::Write { .. }))
+        .unwrap_or_else(|| panic!("no Write entry: {j:#?}"));
+    let JournalEvent::Write {
+        result, verdicts, ..
+    } = &e.event
+    else {
+        unreachable!()
+    };
+    (*result, verdicts.clone(), e.to_string())
+}
+
+fn file_session(k: &Kernel, name: &str, kb: u32, mode: LogFileMode) -> etwsim::Session {
+    k.session(name)
+        .log_file(&format!("{name}.etl"))
+        .mode(mode)
+        .sink(MemorySink::new())
+        .buffer_size_kb(kb)
+        .start()
+        .unwrap()
+}
+
+#[test]
+fn a_withheld_event_is_journaled_as_withheld_and_a_refused_one_as_lost() {
+    // rule: EVT-09
+    // rule: EVT-06
+    let k = journaling_kernel(1000);
+    let app = user_process(&k, "app.exe");
+    let p = app.register_provider(guid(7)).unwrap();
+    let small = file_session(&k, "small", 4, LogFileMode::SEQUENTIAL);
+    let large = file_session(&k, "large", 8, LogFileMode::SEQUENTIAL);
+    small.enable(guid(7), &EnableParams::new()).unwrap();
+    large.enable(guid(7), &EnableParams::new()).unwrap();
+    k.take_journal();
+
+    let big = vec![0u8; 5000];
+    let d = EventDescriptor::new(2, Level::ERROR, Keyword(0));
+    assert!(p.write(&d, &[&big]).is_err());
+    let (result, verdicts, text) = last_write_verdicts(&k);
+    assert_eq!(result, Err(Win32Error::ERROR_MORE_DATA));
+    assert_eq!(verdicts.len(), 2, "{text}");
+    let of = |name: &str| verdicts.iter().find(|v| v.session_name == name).unwrap();
+    // Neither session got the event: "recorded" says what happened.
+    assert!(!of("small").recorded, "{text}");
+    assert!(!of("large").recorded, "{text}");
+    assert_eq!(of("small").reason.rule(), "EVT-06", "{text}");
+    assert_eq!(of("large").reason.rule(), "EVT-09", "{text}");
+    assert!(
+        matches!(&of("large").reason, Reason::Withheld { by, .. } if by == "small"),
+        "{text}"
+    );
+    assert!(text.contains("withheld"), "{text}");
+    assert!(text.contains("\"small\""), "{text}");
+
+    // A write both can take is recorded by both.
+    p.write(&d, &[b"x"]).unwrap();
+    let (_, verdicts, text) = last_write_verdicts(&k);
+    assert!(verdicts.iter().all(|v| v.recorded), "{text}");
+}
+
+#[test]
+fn an_independent_session_records_what_a_dependent_one_refused_and_the_journal_says_so() {
+    // rule: EVT-10
+    // rule: EVT-09
+    let k = journaling_kernel(1000);
+    let app = user_process(&k, "app.exe");
+    let p = app.register_provider(guid(8)).unwrap();
+    let small = file_session(&k, "small", 4, LogFileMode::SEQUENTIAL);
+    let large = file_session(
+        &k,
+        "large",
+        8,
+        LogFileMode::SEQUENTIAL | LogFileMode::INDEPENDENT_SESSION,
+    );
+    small.enable(guid(8), &EnableParams::new()).unwrap();
+    large.enable(guid(8), &EnableParams::new()).unwrap();
+    k.take_journal();
+    let big = vec![0u8; 5000];
+    assert!(
+        p.write(&EventDescriptor::new(3, Level::ERROR, Keyword(0)), &[&big])
+            .is_err()
+    );
+    let (_, verdicts, text) = last_write_verdicts(&k);
+    let of = |name: &str| verdicts.iter().find(|v| v.session_name == name).unwrap();
+    assert!(!of("small").recorded, "{text}");
+    assert!(matches!(of("small").reason, Reason::Lost { .. }), "{text}");
+    assert!(of("large").recorded, "{text}");
+
+    // The independent session's own refusal does not fail the write, and its verdict says
+    // lost (EVT-10).
+    let bigger = vec![0u8; 9000];
+    p.write(
+        &EventDescriptor::new(4, Level::ERROR, Keyword(0)),
+        &[&bigger],
+    )
+    .unwrap_err();
+    let (_, verdicts, text) = last_write_verdicts(&k);
+    assert!(verdicts.iter().all(|v| !v.recorded), "{text}");
+}
+
+#[test]
+fn a_tracelogging_write_no_session_wants_is_journaled_like_every_other_write() {
+    // rule: FLT-01
+    let k = journaling_kernel(1000);
+    let app = user_process(&k, "app.exe");
+    let p = app
+        .register_tracelogging(guid(9), &etwsim::ProviderTraits::new("Tl.Provider"))
+        .unwrap();
+    let s = k.session("s").start().unwrap();
+    s.enable(guid(9), &EnableParams::new().level(Level::WARNING))
+        .unwrap();
+    k.take_journal();
+    p.write_tracelogging(
+        "Chatty",
+        &EventDescriptor::new(0, Level::VERBOSE, Keyword(0)),
+        |_| {},
+    )
+    .unwrap();
+    let (result, verdicts, text) = last_write_verdicts(&k);
+    assert_eq!(result, Ok(()));
+    assert_eq!(verdicts.len(), 1, "{text}");
+    assert!(!verdicts[0].recorded);
+    assert!(
+        matches!(verdicts[0].reason, Reason::LevelAbove { .. }),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_classic_write_is_journaled_with_its_one_session() {
+    // rule: FLT-27
+    // rule: EVT-06
+    let k = journaling_kernel(1000);
+    let app = user_process(&k, "app.exe");
+    let cp = app
+        .register_trace_guids(guid(10), |_: &etwsim::ClassicNotification| {})
+        .unwrap();
+    let s = k
+        .session("classic")
+        .log_file("classic.etl")
+        .sink(MemorySink::new())
+        .buffer_size_kb(4)
+        .start()
+        .unwrap();
+    s.enable(guid(10), &EnableParams::new()).unwrap();
+    k.take_journal();
+    let logger = cp.logger_handle().expect("enabled");
+    let event = |data: &'static [&'static [u8]]| etwsim::ClassicEvent {
+        class_type: 1,
+        class_level: 4,
+        guid: guid(11),
+        data,
+        ..etwsim::ClassicEvent::default()
+    };
+    cp.trace_event(logger, &event(&[b"hello"])).unwrap();
+    let (result, verdicts, text) = last_write_verdicts(&k);
+    assert_eq!(result, Ok(()));
+    assert_eq!(verdicts.len(), 1, "{text}");
+    assert!(verdicts[0].recorded, "{text}");
+    assert_eq!(verdicts[0].reason, Reason::Classic);
+    assert_eq!(verdicts[0].session_name, "classic");
+    assert!(
+        text.contains(&guid(10).to_string()),
+        "the control GUID: {text}"
+    );
+
+    // Larger than the session's 4 KB buffers: lost (EVT-06), and journaled so.
+    static BIG: [u8; 5000] = [0; 5000];
+    static DATA: [&[u8]; 1] = [&BIG];
+    assert!(cp.trace_event(logger, &event(&DATA)).is_err());
+    let (result, verdicts, text) = last_write_verdicts(&k);
+    assert_eq!(result, Err(Win32Error::ERROR_MORE_DATA));
+    assert!(!verdicts[0].recorded);
+    assert_eq!(verdicts[0].reason.rule(), "EVT-06", "{text}");
 }

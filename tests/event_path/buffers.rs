@@ -106,6 +106,16 @@ fn rt_session(
     (s, app, p)
 }
 
+/// One CPU, and real-time consumers whose queue holds 2 buffers.
+fn small_queue_kernel() -> Kernel {
+    Kernel::builder()
+        .cpus(1)
+        .deterministic(42)
+        .consumer_queue_buffers(2)
+        .build()
+        .unwrap()
+}
+
 fn is_marker(r: &EventRecord, kind: u8) -> bool {
     r.header.provider_id == Guid::RT_LOST_EVENT && r.header.descriptor.opcode == Opcode(kind)
 }
@@ -664,12 +674,7 @@ fn a_full_disk_counts_log_buffers_lost_and_not_events_lost() {
 // rule: BUF-19
 #[test]
 fn a_slow_consumer_counts_real_time_buffers_lost() {
-    let k = Kernel::builder()
-        .cpus(1)
-        .deterministic(42)
-        .consumer_queue_buffers(2)
-        .build()
-        .unwrap();
+    let k = small_queue_kernel();
     let (s, _app, p) = rt_session(&k, "rt", |b| b);
     let mut c = k
         .open_realtime(&k.system_process(), "rt", ConsumerOptions::default())
@@ -928,12 +933,7 @@ fn a_consumer_is_told_about_lost_events_before_the_next_buffer() {
 // rule: BUF-14
 #[test]
 fn a_consumer_that_missed_buffers_gets_rt_lost_buffer_before_the_next() {
-    let k = Kernel::builder()
-        .cpus(1)
-        .deterministic(42)
-        .consumer_queue_buffers(2)
-        .build()
-        .unwrap();
+    let k = small_queue_kernel();
     let (s, _app, p) = rt_session(&k, "rt", |b| b);
     let mut c = k
         .open_realtime(&k.system_process(), "rt", ConsumerOptions::default())
@@ -957,6 +957,44 @@ fn a_consumer_that_missed_buffers_gets_rt_lost_buffer_before_the_next() {
         "no event was lost at write time: no RTLostEvent"
     );
     assert_eq!(seen[0].buffer_context.logger_id, s.logger_id());
+}
+
+// rule: BUF-14
+#[test]
+fn a_loss_after_the_last_buffer_is_told_at_the_end_of_the_stream() {
+    // BUF-14's markers come before the buffer they concern; a loss just before STOP has no
+    // buffer after it. The choice (docs/conformance.md): the consumer is told at the end.
+    let k = small_queue_kernel();
+    let (s, _app, p) = rt_session(&k, "rt", |b| b);
+    let mut c = k
+        .open_realtime(&k.system_process(), "rt", ConsumerOptions::default())
+        .unwrap();
+    put_all(&p, 0..16);
+    let st = s.stop().unwrap(); // 4 buffers: the consumer keeps 2, misses 2
+    assert_eq!(st.real_time_buffers_lost, 2);
+    let seen = c.drain();
+    assert_eq!(seen.len(), 9, "8 events, then the marker");
+    assert_eq!(ids(&seen[..8]), (0..8).collect::<Vec<_>>());
+    assert!(is_marker(&seen[8], RT_LOST_BUFFER), "{:?}", seen[8].header);
+    assert!(seen[8].header.timestamp >= seen[7].header.timestamp);
+    assert!(!c.is_session_running());
+    assert!(c.drain().is_empty(), "told once");
+
+    // The same through next_buffer (ProcessTrace's BufferCallback view): the markers come
+    // alone, as an empty buffer, after the last one.
+    let (s, _app2, p) = rt_session(&k, "rt2", |b| b);
+    let mut c = k
+        .open_realtime(&k.system_process(), "rt2", ConsumerOptions::default())
+        .unwrap();
+    put_all(&p, 0..16);
+    s.stop().unwrap();
+    let mut batches = Vec::new();
+    while let Some((records, size, _used)) = c.next_buffer() {
+        batches.push((records, size));
+    }
+    let (last, size) = batches.last().expect("a batch");
+    assert_eq!(*size, 0);
+    assert!(is_marker(&last[0], RT_LOST_BUFFER));
 }
 
 // ---------------------------------------------------------------------------------------

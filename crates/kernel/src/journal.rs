@@ -34,6 +34,7 @@ use crate::filter::verdict::Verdict;
 use crate::machine::ids::TraceHandle;
 use etwsim_types::{EventDescriptor, Guid, Keyword, Level, TraceControl, Win32Error};
 use parking_lot::Mutex;
+use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
 use std::fmt;
 
@@ -109,6 +110,10 @@ pub enum JournalEvent {
         call: String,
         /// What it named: a session name or handle, a provider GUID.
         target: String,
+        /// The session it acted on, by its name, when it names one (StartTrace, ControlTrace,
+        /// EnableTraceEx2 — a handle is resolved to its session's name when the call is made);
+        /// `None` for the calls on no session.
+        session: Option<String>,
         /// `Ok`, or the Win32 code it returned.
         result: Result<(), Win32Error>,
     },
@@ -204,6 +209,7 @@ impl fmt::Display for JournalEvent {
                 call,
                 target,
                 result,
+                ..
             } => write!(f, "{call} {target} -> {}", result_text(result)),
             JournalEvent::Callback {
                 provider,
@@ -266,6 +272,154 @@ impl fmt::Display for JournalEvent {
             ),
         }
     }
+}
+
+impl JournalEvent {
+    /// The entry's kind, as the JSON form's `kind` and a scenario's `[[expect.journal]]`
+    /// name it: `Control`, `Callback`, `Write`, `BufferSwitch`, `Flush` or `Loss`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            JournalEvent::Control { .. } => "Control",
+            JournalEvent::Callback { .. } => "Callback",
+            JournalEvent::Write { .. } => "Write",
+            JournalEvent::BufferSwitch { .. } => "BufferSwitch",
+            JournalEvent::Flush { .. } => "Flush",
+            JournalEvent::Loss { .. } => "Loss",
+        }
+    }
+}
+
+impl JournalEntry {
+    /// The entry as one JSON object, for programs (its [`Display`](fmt::Display) is the text
+    /// form, for people): `seq`, `time` (100 ns units since boot), `kind`
+    /// ([`JournalEvent::kind`]), then the entry's fields — a result as `result` (`ok` or the
+    /// Win32 code's name) and `code`; a write's descriptor fields and its `verdicts`, each
+    /// with `session`, `slot`, `recorded`, `rule` and `reason`.
+    pub fn to_json(&self) -> Value {
+        entry_json(self)
+    }
+}
+
+fn result_json(m: &mut Map<String, Value>, r: &Result<(), Win32Error>) {
+    match r {
+        Ok(()) => {
+            m.insert("result".into(), json!("ok"));
+            m.insert("code".into(), json!(0));
+        }
+        Err(e) => {
+            m.insert(
+                "result".into(),
+                json!(e.name().map_or_else(|| format!("{e:?}"), str::to_string)),
+            );
+            m.insert("code".into(), json!(e.0));
+        }
+    }
+}
+
+fn entry_json(e: &JournalEntry) -> Value {
+    let mut m = Map::new();
+    m.insert("seq".into(), json!(e.seq));
+    m.insert("time".into(), json!(e.time));
+    m.insert("kind".into(), json!(e.event.kind()));
+    match &e.event {
+        JournalEvent::Control {
+            call,
+            target,
+            session,
+            result,
+        } => {
+            m.insert("call".into(), json!(call));
+            m.insert("target".into(), json!(target));
+            if let Some(s) = session {
+                m.insert("session".into(), json!(s));
+            }
+            result_json(&mut m, result);
+        }
+        JournalEvent::Callback {
+            provider,
+            pid,
+            code,
+            level,
+            match_any,
+            match_all,
+        } => {
+            m.insert("provider".into(), json!(provider.to_string()));
+            m.insert("pid".into(), json!(pid));
+            m.insert("is_enabled".into(), json!(code));
+            m.insert("level".into(), json!(level.0));
+            m.insert("match_any".into(), json!(match_any.0));
+            m.insert("match_all".into(), json!(match_all.0));
+        }
+        JournalEvent::Write {
+            provider,
+            pid,
+            descriptor: d,
+            result,
+            verdicts,
+        } => {
+            m.insert("provider".into(), json!(provider.to_string()));
+            m.insert("pid".into(), json!(pid));
+            m.insert("id".into(), json!(d.id));
+            m.insert("version".into(), json!(d.version));
+            m.insert("channel".into(), json!(d.channel.0));
+            m.insert("level".into(), json!(d.level.0));
+            m.insert("opcode".into(), json!(d.opcode.0));
+            m.insert("task".into(), json!(d.task.0));
+            m.insert("keyword".into(), json!(d.keyword.0));
+            result_json(&mut m, result);
+            let v: Vec<Value> = verdicts
+                .iter()
+                .map(|v| {
+                    json!({
+                        "session": v.session_name,
+                        "slot": v.slot,
+                        "recorded": v.recorded,
+                        "rule": v.reason.rule(),
+                        "reason": v.reason.to_string(),
+                    })
+                })
+                .collect();
+            m.insert("verdicts".into(), Value::Array(v));
+        }
+        JournalEvent::BufferSwitch {
+            session,
+            handle,
+            cpu,
+            buffers,
+        } => {
+            m.insert("session".into(), json!(session));
+            m.insert("handle".into(), json!(handle.0));
+            m.insert("cpu".into(), json!(cpu));
+            m.insert("buffers".into(), json!(buffers));
+        }
+        JournalEvent::Flush {
+            session,
+            handle,
+            buffers,
+            reason,
+        } => {
+            m.insert("session".into(), json!(session));
+            m.insert("handle".into(), json!(handle.0));
+            m.insert("buffers".into(), json!(buffers));
+            m.insert("reason".into(), json!(reason.to_string()));
+        }
+        JournalEvent::Loss {
+            session,
+            handle,
+            counter,
+            count,
+            reason,
+            rule,
+        } => {
+            m.insert("session".into(), json!(session));
+            m.insert("handle".into(), json!(handle.0));
+            m.insert("counter".into(), json!(counter.name()));
+            m.insert("count".into(), json!(count));
+            m.insert("reason".into(), json!(reason));
+            m.insert("rule".into(), json!(rule));
+        }
+    }
+    Value::Object(m)
 }
 
 /// The bounded store behind [`Kernel::journal`](crate::Kernel::journal).
@@ -334,6 +488,7 @@ mod tests {
                 JournalEvent::Control {
                     call: "StartTrace".into(),
                     target: format!("s{i}"),
+                    session: Some(format!("s{i}")),
                     result: Ok(()),
                 },
             );

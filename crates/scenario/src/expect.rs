@@ -23,8 +23,23 @@ pub(crate) struct FileCount {
     pub records: u64,
     /// `EventsLost` in its header.
     pub events_lost: u64,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its `EVENT_HEADER` records, in file order.
+    pub events: Vec<RecordInfo>,
     /// Why it could not be read, if it could not.
     pub error: Option<String>,
+}
+
+/// What `[[expect.file]]` checks of one `EVENT_HEADER` record.
+#[derive(Clone, Debug)]
+pub(crate) struct RecordInfo {
+    pub id: u16,
+    pub cpu: u16,
+    /// `EVENT_HEADER.Flags` as the file holds them.
+    pub flags: u16,
+    /// The types of its extended items.
+    pub ext: Vec<u16>,
 }
 
 /// Reads every output file with the `.etl` reader.
@@ -37,6 +52,8 @@ pub(crate) fn file_counts(files: &[OutputFile]) -> Vec<FileCount> {
                 logger: String::new(),
                 records: 0,
                 events_lost: 0,
+                size: f.bytes.len() as u64,
+                events: Vec::new(),
                 error: None,
             };
             match LogFile::from_bytes(&f.path, f.bytes.clone()) {
@@ -44,7 +61,18 @@ pub(crate) fn file_counts(files: &[OutputFile]) -> Vec<FileCount> {
                     count.logger = file.header().logger_name.clone();
                     count.events_lost = u64::from(file.header().events_lost);
                     let mut n = 0u64;
-                    if let Err(e) = file.for_each_record(|_| n += 1) {
+                    let events = &mut count.events;
+                    if let Err(e) = file.for_each_record(|r| {
+                        n += 1;
+                        if let etwsim::etl::RecordView::Event(e) = r {
+                            events.push(RecordInfo {
+                                id: e.header.descriptor.id,
+                                cpu: e.buffer_context.processor_index,
+                                flags: e.header.flags,
+                                ext: e.extended_data().map(|i| i.ext_type).collect(),
+                            });
+                        }
+                    }) {
                         count.error = Some(e.to_string());
                     }
                     count.records = n;
@@ -145,6 +173,7 @@ fn bounded(n: u64, bound: &Bound) -> (String, bool) {
         Bound::Exactly(x) => (x.to_string(), n == *x),
         Bound::AtLeast(x) => (format!("at least {x}"), n >= *x),
         Bound::AtMost(x) => (format!("at most {x}"), n <= *x),
+        Bound::Between(lo, hi) => (format!("{lo} to {hi}"), (*lo..=*hi).contains(&n)),
     }
 }
 
@@ -239,7 +268,7 @@ fn eq(a: &str, b: &str) -> bool {
 /// Whether journal entry `e` is one `m` counts.
 pub(crate) fn matches(m: &JournalMatch, e: &JournalEntry) -> bool {
     let ev = &e.event;
-    if kind_name(ev) != m.kind {
+    if ev.kind() != m.kind {
         return false;
     }
     // A Write entry is judged by its verdicts: those of `session` (all of them without it),
@@ -259,7 +288,9 @@ pub(crate) fn matches(m: &JournalMatch, e: &JournalEntry) -> bool {
                 JournalEvent::BufferSwitch { session, .. }
                 | JournalEvent::Flush { session, .. }
                 | JournalEvent::Loss { session, .. } => eq(session, s),
-                JournalEvent::Control { target, .. } => eq(target, s),
+                JournalEvent::Control { session, .. } => {
+                    session.as_deref().is_some_and(|n| eq(n, s))
+                }
                 _ => false,
             };
             if !ok {
@@ -321,37 +352,117 @@ pub(crate) fn matches(m: &JournalMatch, e: &JournalEntry) -> bool {
     true
 }
 
-/// The journal entry's kind, as `kind` names it.
-pub fn kind_name(e: &JournalEvent) -> &'static str {
-    match e {
-        JournalEvent::Control { .. } => "Control",
-        JournalEvent::Callback { .. } => "Callback",
-        JournalEvent::Write { .. } => "Write",
-        JournalEvent::BufferSwitch { .. } => "BufferSwitch",
-        JournalEvent::Flush { .. } => "Flush",
-        JournalEvent::Loss { .. } => "Loss",
-        _ => "Other",
-    }
-}
-
 struct Verdict {
     expected: String,
     actual: String,
     passed: bool,
 }
 
-fn numbers(expected: u64, actual: Result<u64, String>) -> Verdict {
+fn numbers(expected: &Bound, actual: Result<u64, String>) -> Verdict {
     match actual {
-        Ok(a) => Verdict {
-            expected: expected.to_string(),
-            actual: a.to_string(),
-            passed: a == expected,
-        },
+        Ok(a) => {
+            let (expected, passed) = bounded(a, expected);
+            Verdict {
+                expected,
+                actual: a.to_string(),
+                passed,
+            }
+        }
         Err(why) => Verdict {
-            expected: expected.to_string(),
+            expected: bounded(0, expected).0,
             actual: why,
             passed: false,
         },
+    }
+}
+
+/// The journal entries up to the checkpoint `after` (all of them without one); `Err` when
+/// the run did not reach that step.
+fn journal_upto<'o>(
+    o: &'o Outcome,
+    after: Option<&str>,
+) -> Result<(&'o [JournalEntry], u64), String> {
+    let Some(a) = after else {
+        return Ok((&o.journal, o.journal_dropped));
+    };
+    let c = checkpoint(o, a)?;
+    // `o.journal` holds the entries after the first `journal_dropped` the run made.
+    let n = c.journal_len.saturating_sub(o.journal_dropped);
+    let n = usize::try_from(n)
+        .unwrap_or(usize::MAX)
+        .min(o.journal.len());
+    Ok((&o.journal[..n], o.journal_dropped.min(c.journal_len)))
+}
+
+fn checkpoint<'o>(o: &'o Outcome, name: &str) -> Result<&'o crate::run::Checkpoint, String> {
+    o.checkpoints
+        .iter()
+        .find(|c| c.name == name)
+        .ok_or_else(|| format!("the run did not reach step {name:?}"))
+}
+
+/// A session's value `field` right after the checkpoint `after`: its statistics then, what
+/// its consumers had received, and — for `events` — the copies it had recorded, counted by
+/// the journal's Write verdicts.
+fn session_after(
+    o: &Outcome,
+    session: usize,
+    field: SessionField,
+    consumer: Option<&str>,
+    after: &str,
+) -> Result<u64, String> {
+    let c = checkpoint(o, after)?;
+    let name = &o.sessions[session].name;
+    let stat = |f: fn(&etwsim::SessionProperties) -> u32| {
+        c.stats
+            .get(session)
+            .and_then(Option::as_ref)
+            .map(|p| u64::from(f(p)))
+            .ok_or_else(|| "the session had not started yet".to_string())
+    };
+    match field {
+        SessionField::Events => {
+            let (entries, dropped) = journal_upto(o, Some(after))?;
+            if dropped > 0 {
+                return Err(format!(
+                    "{dropped} journal entries were dropped by its bound: the count is not known"
+                ));
+            }
+            Ok(entries
+                .iter()
+                .filter(|e| match &e.event {
+                    JournalEvent::Write { verdicts, .. } => verdicts
+                        .iter()
+                        .any(|v| v.recorded && eq(&v.session_name, name)),
+                    _ => false,
+                })
+                .count() as u64)
+        }
+        SessionField::Delivered => delivered_of(
+            c.delivered.get(session).copied().flatten(),
+            c.consumers.get(session).map_or(&[][..], Vec::as_slice),
+            consumer,
+        ),
+        SessionField::EventsLost => stat(|p| p.events_lost),
+        SessionField::BuffersWritten => stat(|p| p.buffers_written),
+        SessionField::LogBuffersLost => stat(|p| p.log_buffers_lost),
+        SessionField::RealTimeBuffersLost => stat(|p| p.real_time_buffers_lost),
+    }
+}
+
+/// What a session's consumer received: the one `consumer` names, else the unnamed one.
+fn delivered_of(
+    unnamed: Option<u64>,
+    named: &[(String, u64)],
+    consumer: Option<&str>,
+) -> Result<u64, String> {
+    match consumer {
+        None => unnamed.ok_or_else(|| "no `consume` step attached a consumer".to_string()),
+        Some(n) => named
+            .iter()
+            .find(|(c, _)| c == n)
+            .map(|(_, k)| *k)
+            .ok_or_else(|| format!("no `consume` step attached a consumer {n:?}")),
     }
 }
 
@@ -381,10 +492,30 @@ fn check_one(check: &Check, o: &Outcome, counts: &[FileCount]) -> Verdict {
     match check {
         Check::Session {
             session,
+            name,
             field,
             expected,
+            consumer,
+            after,
         } => {
-            let s = &o.sessions[*session];
+            // A boot session is found by name (`None`: no boot started it).
+            let Some(session) = session.or_else(|| {
+                o.sessions
+                    .iter()
+                    .position(|s| s.name.eq_ignore_ascii_case(name))
+            }) else {
+                return numbers(
+                    expected,
+                    Err(format!("no [[session]] and no boot session named {name:?}")),
+                );
+            };
+            if let Some(a) = after {
+                return numbers(
+                    expected,
+                    session_after(o, session, *field, consumer.as_deref(), a),
+                );
+            }
+            let s = &o.sessions[session];
             let stat = |f: fn(&etwsim::SessionProperties) -> u32| {
                 s.stats
                     .as_ref()
@@ -396,15 +527,15 @@ fn check_one(check: &Check, o: &Outcome, counts: &[FileCount]) -> Verdict {
                     "nothing to count: the session has no log file, memory sink or consumer"
                         .to_string()
                 }),
-                SessionField::Delivered => s
-                    .delivered
-                    .ok_or_else(|| "no `consume` step attached a consumer".to_string()),
+                SessionField::Delivered => {
+                    delivered_of(s.delivered, &s.consumers, consumer.as_deref())
+                }
                 SessionField::EventsLost => stat(|p| p.events_lost),
                 SessionField::BuffersWritten => stat(|p| p.buffers_written),
                 SessionField::LogBuffersLost => stat(|p| p.log_buffers_lost),
                 SessionField::RealTimeBuffersLost => stat(|p| p.real_time_buffers_lost),
             };
-            numbers(*expected, actual)
+            numbers(expected, actual)
         }
         Check::Total { field, expected } => {
             let actual = match field {
@@ -418,16 +549,53 @@ fn check_one(check: &Check, o: &Outcome, counts: &[FileCount]) -> Verdict {
                 TotalField::Writes => o.writes_total,
                 TotalField::WritesFailed => o.write_errors.iter().map(|(_, n)| n).sum(),
             };
-            numbers(*expected, Ok(actual))
+            numbers(expected, Ok(actual))
         }
         Check::CallbackCount {
             provider,
             reg,
             expected,
         } => numbers(
-            *expected,
+            expected,
             Ok(o.providers[*provider].callbacks[*reg].len() as u64),
         ),
+        Check::CallbackFilterData {
+            provider,
+            reg,
+            index,
+            expected,
+        } => {
+            let list = &o.providers[*provider].callbacks[*reg];
+            let show = |b: &[u8]| {
+                if b.is_empty() {
+                    "none".to_string()
+                } else {
+                    b.iter()
+                        .map(|x| format!("{x:02x}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+            };
+            let pick = match index {
+                None => list.last(),
+                Some(n) => usize::try_from(*n - 1).ok().and_then(|i| list.get(i)),
+            };
+            match pick {
+                None => Verdict {
+                    expected: show(expected),
+                    actual: format!("no such callback ({} received)", list.len()),
+                    passed: false,
+                },
+                Some(c) => {
+                    let got = c.filter_data.as_deref().unwrap_or_default();
+                    Verdict {
+                        expected: show(expected),
+                        actual: show(got),
+                        passed: got == expected.as_slice(),
+                    }
+                }
+            }
+        }
         Check::CallbackValue {
             provider,
             reg,
@@ -458,6 +626,9 @@ fn check_one(check: &Check, o: &Outcome, counts: &[FileCount]) -> Verdict {
                         CallbackField::Any => u128::from(c.any),
                         CallbackField::All => u128::from(c.all),
                         CallbackField::SourceId => c.source_id.as_u128(),
+                        CallbackField::FilterDataSize => {
+                            c.filter_data.as_ref().map_or(0, |d| d.len() as u128)
+                        }
                     };
                     Verdict {
                         expected: show(*expected),
@@ -476,11 +647,20 @@ fn check_one(check: &Check, o: &Outcome, counts: &[FileCount]) -> Verdict {
                 .iter()
                 .find(|c| Path::new(&c.path) == Path::new(path));
             match field {
-                FileField::Exists => Verdict {
-                    expected: (*expected != 0).to_string(),
-                    actual: found.is_some().to_string(),
-                    passed: found.is_some() == (*expected != 0),
-                },
+                FileField::Exists => {
+                    let want = !matches!(expected, Bound::Exactly(0));
+                    Verdict {
+                        expected: want.to_string(),
+                        actual: found.is_some().to_string(),
+                        passed: found.is_some() == want,
+                    }
+                }
+                FileField::Size => numbers(
+                    expected,
+                    found
+                        .map(|c| c.size)
+                        .ok_or_else(|| "no such file".to_string()),
+                ),
                 FileField::Records | FileField::EventsLost => {
                     let actual = match found {
                         None => Err("no such file".to_string()),
@@ -497,7 +677,76 @@ fn check_one(check: &Check, o: &Outcome, counts: &[FileCount]) -> Verdict {
                         }
                         Some(c) => Ok(c.events_lost),
                     };
-                    numbers(*expected, actual)
+                    numbers(expected, actual)
+                }
+            }
+        }
+        Check::FileRecordsWith {
+            path,
+            flag,
+            bits,
+            expected,
+        } => {
+            let found = counts
+                .iter()
+                .find(|c| Path::new(&c.path) == Path::new(path));
+            let actual = match found {
+                None => Err("no such file".to_string()),
+                Some(FileCount { error: Some(e), .. }) => Err(format!("unreadable: {e}")),
+                Some(c) => Ok(c
+                    .events
+                    .iter()
+                    .filter(|r| {
+                        if *flag {
+                            r.flags & bits == *bits
+                        } else {
+                            r.ext.contains(bits)
+                        }
+                    })
+                    .count() as u64),
+            };
+            numbers(expected, actual)
+        }
+        Check::FileRecords {
+            path,
+            cpus,
+            expected: ids,
+        } => {
+            let found = counts
+                .iter()
+                .find(|c| Path::new(&c.path) == Path::new(path));
+            let show = |v: &[u16]| {
+                let mut t = v
+                    .iter()
+                    .take(32)
+                    .map(u16::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if v.len() > 32 {
+                    t.push_str(&format!(", … ({} in all)", v.len()));
+                }
+                format!("[{t}]")
+            };
+            match found {
+                None => Verdict {
+                    expected: show(ids),
+                    actual: "no such file".into(),
+                    passed: false,
+                },
+                Some(c) => {
+                    let got: Vec<u16> = c
+                        .events
+                        .iter()
+                        .map(|r| if *cpus { r.cpu } else { r.id })
+                        .collect();
+                    Verdict {
+                        expected: show(ids),
+                        actual: match &c.error {
+                            Some(e) => format!("{}, then: {e}", show(&got)),
+                            None => show(&got),
+                        },
+                        passed: c.error.is_none() && got == *ids,
+                    }
                 }
             }
         }
@@ -523,14 +772,27 @@ fn check_one(check: &Check, o: &Outcome, counts: &[FileCount]) -> Verdict {
             session,
             field,
         } => check_boot(*boot, session, field, o),
-        Check::Journal { matcher, bound } => {
-            let n = o.journal.iter().filter(|e| matches(matcher, e)).count() as u64;
+        Check::Journal {
+            matcher,
+            bound,
+            after,
+        } => {
+            let (entries, dropped) = match journal_upto(o, after.as_deref()) {
+                Ok(x) => x,
+                Err(why) => {
+                    return Verdict {
+                        expected: bounded(0, bound).0,
+                        actual: why,
+                        passed: false,
+                    };
+                }
+            };
+            let n = entries.iter().filter(|e| matches(matcher, e)).count() as u64;
             let (expected, passed) = bounded(n, bound);
             let mut actual = n.to_string();
-            if o.journal_dropped > 0 {
+            if dropped > 0 {
                 actual.push_str(&format!(
-                    " ({} older entries were dropped by the journal's bound)",
-                    o.journal_dropped
+                    " ({dropped} older entries were dropped by the journal's bound)"
                 ));
             }
             Verdict {

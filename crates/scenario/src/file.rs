@@ -11,7 +11,8 @@ use crate::scenario::{
     MAX_THREADS,
 };
 use crate::values::{
-    DurationValue, FlagsValue, GuidValue, KeywordValue, LevelValue, NameOrNumber, Number, PidValue,
+    CountValue, DurationValue, FlagsValue, GuidValue, KeywordValue, LevelValue, NameOrNumber,
+    Number, PidValue,
 };
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
@@ -193,6 +194,8 @@ pub(crate) struct ProviderDef {
     pub manifest_provider: Option<Spanned<String>>,
     pub process: Option<Spanned<String>>,
     pub processes: Option<Spanned<Vec<String>>>,
+    pub kind: Option<Spanned<String>>,
+    pub group: Option<GuidValue>,
 }
 
 /// `[[session]]`: the fields of EVENT_TRACE_PROPERTIES, and how the scenario uses it.
@@ -224,7 +227,8 @@ pub(crate) struct SessionDef {
 #[serde(deny_unknown_fields)]
 pub(crate) struct EnableDef {
     pub session: Spanned<String>,
-    pub provider: Spanned<String>,
+    pub provider: Option<Spanned<String>>,
+    pub group: Option<Spanned<GuidValue>>,
     pub level: Option<LevelValue>,
     pub any: Option<Spanned<KeywordValue>>,
     pub all: Option<Spanned<KeywordValue>>,
@@ -309,6 +313,10 @@ pub(crate) struct StepDef {
     pub close: Option<Spanned<String>>,
     pub load_image: Option<Spanned<String>>,
     pub unload_image: Option<Spanned<String>>,
+    pub query: Option<Spanned<String>>,
+
+    // any step: its name, for `after` expectations
+    pub name: Option<Spanned<String>>,
 
     // write
     pub process: Option<Spanned<String>>,
@@ -330,6 +338,9 @@ pub(crate) struct StepDef {
     pub string: Option<String>,
     pub inprivate: Option<bool>,
     pub filter_mask: Option<Number>,
+    pub activity_id: Option<GuidValue>,
+    pub related_activity_id: Option<GuidValue>,
+    pub event_name: Option<Spanned<String>>,
 
     // enable / disable (the session is the action's value)
     pub provider: Option<Spanned<String>>,
@@ -338,6 +349,11 @@ pub(crate) struct StepDef {
     pub properties: Option<Spanned<FlagsValue>>,
     pub source_id: Option<GuidValue>,
     pub filter: Option<Spanned<Box<FilterDef>>>,
+    pub group: Option<Spanned<GuidValue>>,
+    pub code: Option<Spanned<String>>,
+
+    // consume
+    pub consumer: Option<Spanned<String>>,
 
     // update
     pub flush_timer: Option<u32>,
@@ -355,6 +371,8 @@ pub(crate) struct StepDef {
 
     // any control step
     pub expect_error: Option<Spanned<NameOrNumber>>,
+    #[serde(rename = "as")]
+    pub as_process: Option<Spanned<String>>,
 }
 
 /// `[expect]`: the expectations, one array per kind.
@@ -382,22 +400,24 @@ pub(crate) struct Expectations {
 #[serde(deny_unknown_fields)]
 pub(crate) struct ExpectSession {
     pub name: Spanned<String>,
-    pub events: Option<u64>,
-    pub events_lost: Option<u64>,
-    pub buffers_written: Option<u64>,
-    pub log_buffers_lost: Option<u64>,
-    pub real_time_buffers_lost: Option<u64>,
-    pub delivered: Option<u64>,
+    pub events: Option<CountValue>,
+    pub events_lost: Option<CountValue>,
+    pub buffers_written: Option<CountValue>,
+    pub log_buffers_lost: Option<CountValue>,
+    pub real_time_buffers_lost: Option<CountValue>,
+    pub delivered: Option<CountValue>,
+    pub consumer: Option<Spanned<String>>,
+    pub after: Option<Spanned<String>>,
 }
 
 /// `[[expect.total]]`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ExpectTotal {
-    pub events: Option<u64>,
-    pub events_lost: Option<u64>,
-    pub writes: Option<u64>,
-    pub writes_failed: Option<u64>,
+    pub events: Option<CountValue>,
+    pub events_lost: Option<CountValue>,
+    pub writes: Option<CountValue>,
+    pub writes_failed: Option<CountValue>,
 }
 
 /// `[[expect.callbacks]]`.
@@ -406,13 +426,15 @@ pub(crate) struct ExpectTotal {
 pub(crate) struct ExpectCallbacks {
     pub provider: Spanned<String>,
     pub process: Option<Spanned<String>>,
-    pub count: Option<u64>,
+    pub count: Option<CountValue>,
     pub index: Option<Spanned<u64>>,
     pub is_enabled: Option<u32>,
     pub level: Option<LevelValue>,
     pub any: Option<Number>,
     pub all: Option<Number>,
     pub source_id: Option<GuidValue>,
+    pub filter_data_size: Option<u64>,
+    pub filter_data: Option<Spanned<String>>,
 }
 
 /// `[[expect.file]]`.
@@ -421,8 +443,13 @@ pub(crate) struct ExpectCallbacks {
 pub(crate) struct ExpectFile {
     pub path: Spanned<String>,
     pub exists: Option<bool>,
-    pub records: Option<u64>,
-    pub events_lost: Option<u64>,
+    pub records: Option<CountValue>,
+    pub events_lost: Option<CountValue>,
+    pub size: Option<CountValue>,
+    pub ids: Option<Vec<u16>>,
+    pub cpus: Option<Vec<u16>>,
+    pub extended_items: Option<Spanned<std::collections::BTreeMap<String, CountValue>>>,
+    pub header_flags: Option<Spanned<std::collections::BTreeMap<String, CountValue>>>,
 }
 
 /// `[[expect.journal]]`.
@@ -441,6 +468,7 @@ pub(crate) struct ExpectJournal {
     pub count: Option<u64>,
     pub at_least: Option<u64>,
     pub at_most: Option<u64>,
+    pub after: Option<Spanned<String>>,
 }
 
 /// `[[expect.kernel]]`: kernel (MOF) events a session recorded or delivered.

@@ -82,10 +82,10 @@ mod scenario;
 pub mod values;
 
 pub use error::{Error, Located};
-pub use expect::kind_name;
 pub use run::{
-    CallbackRecord, ExpectationResult, KEPT_PAYLOAD, KEPT_WRITES, KernelEvent, Outcome, OutputFile,
-    ProviderSummary, RunOptions, SessionSummary, SlotSnapshot, StepFailure, WriteRecord,
+    CallbackRecord, Checkpoint, ExpectationResult, KEPT_PAYLOAD, KEPT_WRITES, KernelEvent, Outcome,
+    OutputFile, ProviderSummary, RunOptions, SessionSummary, SlotSnapshot, StepFailure,
+    WriteRecord,
 };
 pub use scenario::{
     DEFAULT_JOURNAL_CAPACITY, MAX_ENABLES, MAX_EXPECTATIONS, MAX_JOURNAL_CAPACITY,

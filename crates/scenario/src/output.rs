@@ -4,10 +4,9 @@
 //! `kind` (`Control`, `Callback`, `Write`, `BufferSwitch`, `Flush`, `Loss`) and the entry's
 //! fields —, then one `Expectation` object per expectation, then one `Summary`.
 
-use crate::expect::kind_name;
 use crate::run::{ExpectationResult, Outcome};
-use etwsim::{JournalEntry, JournalEvent, Win32Error};
-use serde_json::{Map, Value, json};
+use etwsim::JournalEntry;
+use serde_json::{Value, json};
 use std::fmt::Write as _;
 
 /// The journal as text: one entry per line (a write's verdicts on the lines under it), as
@@ -20,133 +19,11 @@ pub fn journal_text(journal: &[JournalEntry]) -> String {
     out
 }
 
-fn result_fields(m: &mut Map<String, Value>, r: &Result<(), Win32Error>) {
-    match r {
-        Ok(()) => {
-            m.insert("result".into(), json!("ok"));
-            m.insert("code".into(), json!(0));
-        }
-        Err(e) => {
-            m.insert(
-                "result".into(),
-                json!(e.name().map_or_else(|| format!("{e:?}"), str::to_string)),
-            );
-            m.insert("code".into(), json!(e.0));
-        }
-    }
-}
-
-/// One journal entry as a JSON object: `seq`, `time`, `kind`, then its fields.
-pub fn entry_json(e: &JournalEntry) -> Value {
-    let mut m = Map::new();
-    m.insert("seq".into(), json!(e.seq));
-    m.insert("time".into(), json!(e.time));
-    m.insert("kind".into(), json!(kind_name(&e.event)));
-    match &e.event {
-        JournalEvent::Control {
-            call,
-            target,
-            result,
-        } => {
-            m.insert("call".into(), json!(call));
-            m.insert("target".into(), json!(target));
-            result_fields(&mut m, result);
-        }
-        JournalEvent::Callback {
-            provider,
-            pid,
-            code,
-            level,
-            match_any,
-            match_all,
-        } => {
-            m.insert("provider".into(), json!(provider.to_string()));
-            m.insert("pid".into(), json!(pid));
-            m.insert("is_enabled".into(), json!(code));
-            m.insert("level".into(), json!(level.0));
-            m.insert("match_any".into(), json!(match_any.0));
-            m.insert("match_all".into(), json!(match_all.0));
-        }
-        JournalEvent::Write {
-            provider,
-            pid,
-            descriptor: d,
-            result,
-            verdicts,
-        } => {
-            m.insert("provider".into(), json!(provider.to_string()));
-            m.insert("pid".into(), json!(pid));
-            m.insert("id".into(), json!(d.id));
-            m.insert("version".into(), json!(d.version));
-            m.insert("channel".into(), json!(d.channel.0));
-            m.insert("level".into(), json!(d.level.0));
-            m.insert("opcode".into(), json!(d.opcode.0));
-            m.insert("task".into(), json!(d.task.0));
-            m.insert("keyword".into(), json!(d.keyword.0));
-            result_fields(&mut m, result);
-            let v: Vec<Value> = verdicts
-                .iter()
-                .map(|v| {
-                    json!({
-                        "session": v.session_name,
-                        "slot": v.slot,
-                        "recorded": v.recorded,
-                        "rule": v.reason.rule(),
-                        "reason": v.reason.to_string(),
-                    })
-                })
-                .collect();
-            m.insert("verdicts".into(), Value::Array(v));
-        }
-        JournalEvent::BufferSwitch {
-            session,
-            handle,
-            cpu,
-            buffers,
-        } => {
-            m.insert("session".into(), json!(session));
-            m.insert("handle".into(), json!(handle.0));
-            m.insert("cpu".into(), json!(cpu));
-            m.insert("buffers".into(), json!(buffers));
-        }
-        JournalEvent::Flush {
-            session,
-            handle,
-            buffers,
-            reason,
-        } => {
-            m.insert("session".into(), json!(session));
-            m.insert("handle".into(), json!(handle.0));
-            m.insert("buffers".into(), json!(buffers));
-            m.insert("reason".into(), json!(reason.to_string()));
-        }
-        JournalEvent::Loss {
-            session,
-            handle,
-            counter,
-            count,
-            reason,
-            rule,
-        } => {
-            m.insert("session".into(), json!(session));
-            m.insert("handle".into(), json!(handle.0));
-            m.insert("counter".into(), json!(counter.name()));
-            m.insert("count".into(), json!(count));
-            m.insert("reason".into(), json!(reason));
-            m.insert("rule".into(), json!(rule));
-        }
-        other => {
-            m.insert("text".into(), json!(other.to_string()));
-        }
-    }
-    Value::Object(m)
-}
-
-/// The journal as JSON Lines, one [`entry_json`] object per line.
+/// The journal as JSON Lines, one [`JournalEntry::to_json`] object per line.
 pub fn journal_json_lines(journal: &[JournalEntry]) -> String {
     let mut out = String::new();
     for e in journal {
-        let _ = writeln!(out, "{}", entry_json(e));
+        let _ = writeln!(out, "{}", e.to_json());
     }
     out
 }
@@ -189,7 +66,7 @@ pub fn outcome_text(o: &Outcome) -> String {
     for s in &o.sessions {
         match &s.stats {
             Some(p) => {
-                let _ = writeln!(
+                let _ = write!(
                     out,
                     "  {:<16} events {:<8} EventsLost {:<6} BuffersWritten {:<6} LogBuffersLost {:<4} RealTimeBuffersLost {}",
                     s.name,
@@ -199,6 +76,19 @@ pub fn outcome_text(o: &Outcome) -> String {
                     p.log_buffers_lost,
                     p.real_time_buffers_lost
                 );
+                if let Some(n) = s.delivered {
+                    // What the consumer was told of losses: the RT_LostEvent markers (BUF-14).
+                    let markers = s
+                        .kernel_events
+                        .iter()
+                        .filter(|e| e.event.schema.class.guid == etwsim::Guid::RT_LOST_EVENT)
+                        .count();
+                    let _ = write!(out, "  delivered {n} (loss markers {markers})");
+                }
+                for (name, n) in &s.consumers {
+                    let _ = write!(out, "  consumer {name:?} {n}");
+                }
+                out.push('\n');
             }
             None => {
                 let _ = writeln!(out, "  {:<16} never started", s.name);
@@ -258,6 +148,11 @@ pub fn outcome_json_lines(o: &Outcome) -> String {
                 "name": s.name,
                 "events": s.events,
                 "delivered": s.delivered,
+                "consumers": s
+                    .consumers
+                    .iter()
+                    .map(|(n, k)| json!({"name": n, "delivered": k}))
+                    .collect::<Vec<_>>(),
                 "events_lost": s.stats.as_ref().map(|p| p.events_lost),
                 "buffers_written": s.stats.as_ref().map(|p| p.buffers_written),
                 "log_buffers_lost": s.stats.as_ref().map(|p| p.log_buffers_lost),

@@ -443,3 +443,74 @@ mod tests {
         assert_eq!(level_by_name("nope"), None);
     }
 }
+
+/// A count an expectation checks: an integer — exactly that many — or a table with
+/// `at_least` and/or `at_most` (`{ at_least = 170 }`, `{ at_least = 1, at_most = 9 }`).
+/// An exact count `n` is `at_least = at_most = n`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct CountValue {
+    /// The smallest count that passes.
+    pub at_least: Option<u64>,
+    /// The largest count that passes.
+    pub at_most: Option<u64>,
+}
+
+impl<'de> Deserialize<'de> for CountValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CountValue, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CountValue;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a count (a non-negative integer) or `{ at_least = n, at_most = m }`")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<CountValue, E> {
+                let n = u64::try_from(v).map_err(|_| E::custom("a count cannot be negative"))?;
+                Ok(CountValue {
+                    at_least: Some(n),
+                    at_most: Some(n),
+                })
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<CountValue, E> {
+                Ok(CountValue {
+                    at_least: Some(v),
+                    at_most: Some(v),
+                })
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<CountValue, A::Error> {
+                let mut out = CountValue {
+                    at_least: None,
+                    at_most: None,
+                };
+                while let Some(key) = map.next_key::<String>()? {
+                    let slot = match key.as_str() {
+                        "at_least" => &mut out.at_least,
+                        "at_most" => &mut out.at_most,
+                        other => {
+                            return Err(de::Error::custom(format!(
+                                "unknown key `{other}` in a count: use at_least and at_most"
+                            )));
+                        }
+                    };
+                    if slot.is_some() {
+                        return Err(de::Error::custom(format!("`{key}` is given twice")));
+                    }
+                    let v: i64 = map.next_value()?;
+                    *slot = Some(
+                        u64::try_from(v)
+                            .map_err(|_| de::Error::custom("a count cannot be negative"))?,
+                    );
+                }
+                match (out.at_least, out.at_most) {
+                    (None, None) => Err(de::Error::custom(
+                        "an empty count: give at_least, at_most or both",
+                    )),
+                    (Some(lo), Some(hi)) if lo > hi => Err(de::Error::custom(format!(
+                        "at_least {lo} is more than at_most {hi}: no count passes"
+                    ))),
+                    _ => Ok(out),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}

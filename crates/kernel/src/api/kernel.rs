@@ -53,7 +53,18 @@ impl KernelBuilder {
         self.config.cpus = n;
         self
     }
-    /// Deterministic mode with this seed.
+    /// Deterministic mode: a virtual clock that moves only when asked (or by the fixed cost
+    /// of each call), no logger threads — loggers run at [`Kernel::run_pending`] and
+    /// [`Kernel::advance`] —, simulated threads on the CPUs they are given. The same calls
+    /// give the same records, statistics, journal and files, byte for byte, on every run.
+    ///
+    /// `seed` chooses only what Windows picks at random and the calls do not decide: today,
+    /// the GUID of a session started without one (StartTrace with a null `Wnode.Guid`).
+    /// Timestamps, CPUs, thread ids, loss and the files' bytes follow from the calls alone,
+    /// so two seeds give the same files (a session GUID is not written in them) and differ
+    /// in [`Session::guid`](crate::Session::guid) and what reports it (QUERY, the
+    /// journal). Use the seed to tell runs apart, not to vary their behaviour; vary the
+    /// calls (for example the order of threads' writes) for that.
     pub fn deterministic(mut self, seed: u64) -> Self {
         self.config.mode = ExecutionMode::Deterministic { seed };
         self
@@ -390,14 +401,9 @@ impl Kernel {
             self.os_process_exited(key, exit_status);
         }
         let _ = self.control(|s: &mut State| {
-            let pid = match s.processes.get_mut(&key) {
-                Some(p) if !p.exited => {
-                    p.exited = true;
-                    p.pid
-                }
-                _ => return Ok(((), Vec::new())),
-            };
-            s.processes.live_pids.remove(&pid);
+            if s.processes.mark_exited(key).is_none() {
+                return Ok(((), Vec::new()));
+            }
             s.drop_process_registrations(key);
             s.end_private_sessions(key);
             Ok(((), Vec::new()))
@@ -600,13 +606,37 @@ impl Kernel {
         &self,
         call: impl FnOnce() -> String,
         target: impl FnOnce() -> String,
+        session: Option<String>,
         result: &Result<T>,
     ) {
         self.note(|| JournalEvent::Control {
             call: call(),
             target: target(),
+            session,
             result: result.as_ref().map(|_| ()).map_err(Error::win32_code),
         });
+    }
+
+    /// The name of the session `target` names as `caller` sees it, for the journal: resolved
+    /// before the call (a STOP removes it); the name as given when nothing runs by it.
+    /// `None` without a journal (nothing is looked up then).
+    pub(in crate::api) fn journal_session(
+        &self,
+        caller: &crate::Process,
+        target: crate::control::session::Target<'_>,
+    ) -> Option<String> {
+        if !self.is_journaling() {
+            return None;
+        }
+        let found = self.with_state(|s| {
+            s.resolve(caller.start_key, target)
+                .ok()
+                .map(|c| c.cfg.name.clone())
+        });
+        found.or_else(|| match target {
+            crate::control::session::Target::Name(n) => Some(n.to_owned()),
+            crate::control::session::Target::Handle(_) => None,
+        })
     }
 
     pub(crate) fn with_state<R>(&self, f: impl FnOnce(&State) -> R) -> R {

@@ -155,6 +155,7 @@ impl Provider {
         self.kernel.note_control(
             || "EventUnregister".to_string(),
             || format!("{} (pid {})", self.reg.guid, self.pid()),
+            None,
             &r,
         );
         r
@@ -282,6 +283,7 @@ impl Process {
         self.kernel.note_control(
             || call.to_string(),
             || format!("{guid} (pid {})", self.pid()),
+            None,
             &reg,
         );
         let reg = reg?;
@@ -356,6 +358,7 @@ impl Kernel {
         code: ControlCode,
         params: &EnableParams,
     ) -> Result<()> {
+        let session = self.journal_session(caller, target);
         let r = self.check_thread().and_then(|()| {
             self.control(|s: &mut State| {
                 let rec = s.live_process(caller.start_key)?.clone();
@@ -382,6 +385,7 @@ impl Kernel {
         self.note_control(
             || format!("EnableTraceEx2({})", code.name()),
             || format!("{guid} on {target}"),
+            session,
             &r,
         );
         r
@@ -465,11 +469,24 @@ impl Kernel {
         };
         let routes = reg.routes();
         let routed = |slot: u8| routes.iter().find(|r| r.slot == slot);
+        let process = self.with_state(|st| st.processes.get(&reg.process_key).cloned());
+        // Why a slot's session does not reach this registration: its scope, else a classic
+        // provider's newer enabler (PRV-22).
+        let excluded_by = |s: &SlotEntry| {
+            crate::control::provider::slot_excludes(s, reg, process.as_ref()).unwrap_or("PRV-22")
+        };
         let verdict = |slot: u8, route_slot: u8, s: &SlotEntry| {
             let (recorded, reason) = if !s.logger.is_running() {
                 (false, Reason::SessionStopping)
-            } else if routed(route_slot).is_none() || !reg.is_registered() {
-                (false, Reason::OutOfScope)
+            } else if !reg.is_registered() {
+                (false, Reason::OutOfScope { rule: "PRV-08" })
+            } else if routed(route_slot).is_none() {
+                (
+                    false,
+                    Reason::OutOfScope {
+                        rule: excluded_by(s),
+                    },
+                )
             } else {
                 judge(event, route_slot, &s.cfg.filter)
             };

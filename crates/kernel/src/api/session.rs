@@ -239,6 +239,16 @@ impl Session {
         self.ctx.rt.consumer_count()
     }
 
+    /// The session's settings and statistics as they are now — or, once it has stopped (by
+    /// a STOP from anyone, a full SEQUENTIAL file (SES-62), a shutdown), as they were at the
+    /// end: the final BuffersWritten, EventsLost, LogBuffersLost and RealTimeBuffersLost
+    /// (BUF-07, SES-76). Not a Windows call (there, the final statistics reach only the
+    /// caller that stopped the session, and the log file's header); no access check, no
+    /// journal entry.
+    pub fn statistics(&self) -> SessionProperties {
+        self.ctx.properties()
+    }
+
     /// ControlTrace(QUERY).
     ///
     /// # Errors
@@ -354,6 +364,7 @@ impl Kernel {
         self.note_control(
             || "StartTrace".to_string(),
             || format!("{:?}", config.name),
+            self.is_journaling().then(|| config.name.clone()),
             &r,
         );
         r
@@ -370,6 +381,7 @@ impl Kernel {
         self.note_control(
             || "StartTrace (AutoLogger)".to_string(),
             || format!("{:?}", config.name),
+            self.is_journaling().then(|| config.name.clone()),
             &r,
         );
         r
@@ -432,10 +444,12 @@ impl Kernel {
         code: TraceControl,
         update: Option<&SessionUpdate>,
     ) -> Result<SessionProperties> {
+        let session = self.journal_session(caller, target);
         let r = self.control_trace_unjournaled(caller, target, code, update);
         self.note_control(
             || format!("ControlTrace({})", code.name()),
             || target.to_string(),
+            session,
             &r,
         );
         r
@@ -653,7 +667,7 @@ impl Kernel {
     pub(in crate::api) fn session_env(&self) -> SessionEnv<'_> {
         let owner: Arc<dyn crate::data::context::SessionOwner> = self.inner.clone();
         SessionEnv {
-            inner: &self.inner.core,
+            core: &self.inner.core,
             config: &self.inner.config,
             disk: self.disk(),
             owner: Arc::downgrade(&owner),

@@ -211,7 +211,7 @@ impl State {
                 limit: self.sessions.max_loggers,
             });
         }
-        if let Some(limit) = kernel.config().max_machine_buffer_bytes {
+        if let Some(limit) = kernel.config.max_machine_buffer_bytes {
             // The machine's buffer memory is finite: what is left after the running sessions'
             // MaximumBuffers bounds this one's, and its MinimumBuffers must fit.
             let size = u64::from(eff.buffer_size_kb) * 1024;
@@ -314,7 +314,7 @@ impl State {
         let logger_thread_id = self.processes.peek_client_id();
         // StartTrace creates the log file: a path that cannot be written, or an APPEND to a file
         // of another shape, refuses the start with nothing changed (SES-28, SES-34).
-        let clock = &kernel.inner.clock;
+        let clock = &kernel.core.clock;
         let writes_file = sink.is_none() && eff.log_file.is_some();
         let sink: Option<Box<dyn Sink>> = match (sink, &eff.log_file) {
             (Some(s), _) => Some(s),
@@ -324,7 +324,7 @@ impl State {
                     path: path.clone(),
                     logger_id: id,
                     logger_thread_id,
-                    cpus: kernel.cpu_count(),
+                    cpus: kernel.config.cpus,
                     start_raw,
                     start_filetime: crate::machine::clock::raw_to_filetime(
                         start_raw,
@@ -333,7 +333,7 @@ impl State {
                     ),
                     boot_filetime: clock.boot_filetime(),
                 };
-                Some(Box::new(EtlFileSink::create(&eff, &start, kernel.disk())?))
+                Some(Box::new(EtlFileSink::create(&eff, &start, kernel.disk)?))
             }
             (None, None) => None,
         };
@@ -359,11 +359,11 @@ impl State {
             in_proc,
             system_slot,
             logger_thread_id,
-            clock: &kernel.inner.clock,
-            journal: kernel.inner.journal.as_ref(),
-            owner_thread: kernel.inner.owner,
-            cpus: kernel.cpu_count(),
-            realtime_backlog: kernel.config().realtime_backlog_buffers as usize,
+            clock: &kernel.core.clock,
+            journal: kernel.core.journal.as_ref(),
+            owner_thread: kernel.core.owner,
+            cpus: kernel.config.cpus,
+            realtime_backlog: kernel.config.realtime_backlog_buffers as usize,
             sink,
             writes_file,
             owner: kernel.owner.clone(),
@@ -438,7 +438,7 @@ impl State {
             self.switch_log_file(ctx, path, kernel)?;
         }
         // A machine-wide buffer limit leaves this session what the others do not reserve.
-        let machine_cap = kernel.config().max_machine_buffer_bytes.map(|limit| {
+        let machine_cap = kernel.config.max_machine_buffer_bytes.map(|limit| {
             let left = limit.saturating_sub(self.buffer_bytes_reserved(Some(ctx)));
             let fits = left / (u64::from(ctx.cfg.buffer_size_kb) * 1024);
             u32::try_from(fits).unwrap_or(u32::MAX)
@@ -499,13 +499,13 @@ impl State {
         {
             eff.mode |= LogFileMode::SEQUENTIAL;
         }
-        let clock = &kernel.inner.clock;
+        let clock = &kernel.core.clock;
         let start_raw = clock.raw(clock.peek(), eff.clock);
         let start = FileStart {
             path: path.to_owned(),
             logger_id: ctx.logger_id(),
             logger_thread_id: ctx.logger_thread_id,
-            cpus: kernel.cpu_count(),
+            cpus: kernel.config.cpus,
             start_raw,
             start_filetime: crate::machine::clock::raw_to_filetime(
                 start_raw,
@@ -514,7 +514,7 @@ impl State {
             ),
             boot_filetime: clock.boot_filetime(),
         };
-        let new: Box<dyn Sink> = Box::new(EtlFileSink::create(&eff, &start, kernel.disk())?);
+        let new: Box<dyn Sink> = Box::new(EtlFileSink::create(&eff, &start, kernel.disk)?);
         let buffering = eff.mode.contains(LogFileMode::BUFFERING);
         if !buffering {
             ctx.flush_now(FlushReason::Control(TraceControl::Update));

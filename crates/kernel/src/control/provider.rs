@@ -131,6 +131,19 @@ impl GuidTable {
         self.guids.keys()
     }
 
+    /// The classic registration of process `key` whose enable slot session `handle` holds:
+    /// its GUID and slot (a classic provider logs to one session, PRV-22).
+    pub(crate) fn classic_slot(&self, key: u64, handle: TraceHandle) -> Option<(Guid, u8)> {
+        self.guids.iter().find_map(|(g, e)| {
+            let classic = e
+                .regs
+                .iter()
+                .any(|r| r.is_classic() && r.process_key == key);
+            let slot = e.slot_of(handle).filter(|_| classic)?;
+            Some((*g, slot as u8))
+        })
+    }
+
     /// The next registration id and the EnableTraceEx2 count (what a later call depends on).
     pub(crate) fn counters(&self) -> (u64, u64) {
         (self.next_reg_id, self.enable_seq)
@@ -151,31 +164,53 @@ impl Default for GuidTable {
 /// Does slot `s` enable registration `reg` of process `p`? Private sessions see only their
 /// own process (SES-42); scope filters narrow the rest (FLT-16, FLT-17).
 fn slot_applies(s: &SlotEntry, reg: &RegEntry, p: Option<&ProcessRecord>) -> bool {
+    slot_excludes(s, reg, p).is_none()
+}
+
+/// The rule by which slot `s` leaves registration `reg` of process `p` out, if it does: the
+/// kernel logger takes no provider events (KRN-02, a choice), a private session only its own
+/// process's (SES-42), a PID filter only the processes it named at enable time (FLT-16), a
+/// name or package filter only the processes it names (FLT-17).
+pub(crate) fn slot_excludes(
+    s: &SlotEntry,
+    reg: &RegEntry,
+    p: Option<&ProcessRecord>,
+) -> Option<&'static str> {
     if s.logger.cfg.kernel_logger {
-        return false; // KRN-02 (choice): the enable succeeds, no event reaches the kernel logger
+        return Some("KRN-02"); // choice: the enable succeeds, no event reaches the kernel logger
     }
     if let Some(owner) = s.logger.private_owner {
         if owner != reg.process_key {
-            return false;
+            return Some("SES-42");
         }
     }
     if reg.is_classic() {
-        return true; // FLT-27: no scope filtering for classic providers
+        return None; // FLT-27: no scope filtering for classic providers
     }
     if let Some(keys) = &s.cfg.pid_scope {
         if !keys.contains(&reg.process_key) {
-            return false;
+            return Some("FLT-16");
         }
     }
     let f = &s.cfg.filter.filters;
-    let Some(p) = p else { return !f.has_scope() };
+    let Some(p) = p else {
+        return if f.executable_names.is_some()
+            || f.package_ids.is_some()
+            || f.package_app_ids.is_some()
+        {
+            Some("FLT-17")
+        } else {
+            f.pids.as_ref().map(|_| "FLT-16")
+        };
+    };
     let matches = |list: &Option<Vec<String>>, value: Option<&str>| match list {
         None => true,
         Some(names) => value.is_some_and(|v| names.contains(&crate::machine::ids::name_key(v))),
     };
-    matches(&f.executable_names, Some(p.file_name()))
+    let named = matches(&f.executable_names, Some(p.file_name()))
         && matches(&f.package_ids, p.package_id.as_deref())
-        && matches(&f.package_app_ids, p.package_app_id.as_deref())
+        && matches(&f.package_app_ids, p.package_app_id.as_deref());
+    (!named).then_some("FLT-17")
 }
 
 /// The slots that enable `reg`, as a bit mask. For a classic registration only the most

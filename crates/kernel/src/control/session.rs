@@ -376,24 +376,14 @@ impl SessionTable {
 /// (clock, journal, owner thread), its fixed parameters, its disk, and the kernel as the
 /// session's owner (SES-62).
 pub(crate) struct SessionEnv<'a> {
-    pub(crate) inner: &'a crate::data::core::DataCore,
+    /// The data plane's part: clock, journal, owner thread.
+    pub(crate) core: &'a crate::data::core::DataCore,
+    /// The machine's fixed parameters (CPUs, buffer caps, the real-time backlog).
     pub(crate) config: &'a crate::machine::config::KernelConfig,
+    /// Where log files go.
     pub(crate) disk: &'a crate::machine::disk::Disk,
+    /// Who stops a session whose file fills (SES-62).
     pub(crate) owner: std::sync::Weak<dyn crate::data::context::SessionOwner>,
-}
-
-impl SessionEnv<'_> {
-    pub(crate) fn config(&self) -> &crate::machine::config::KernelConfig {
-        self.config
-    }
-
-    pub(in crate::control) fn cpu_count(&self) -> u16 {
-        self.config.cpus
-    }
-
-    pub(crate) fn disk(&self) -> &crate::machine::disk::Disk {
-        self.disk
-    }
 }
 
 /// How ControlTrace names its session (SES-73).

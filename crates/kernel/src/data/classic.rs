@@ -15,6 +15,8 @@
 use crate::data::context::LoggerContext;
 use crate::data::local::with_current;
 use crate::data::store::{Refusal, refusal, store_bytes};
+use crate::filter::verdict::{Reason, Verdict};
+use crate::journal::JournalEvent;
 use crate::{Error, Kernel, Result, TraceHandle};
 use etwsim_buffers::ReserveError;
 use etwsim_etl::TraceRecord;
@@ -101,12 +103,58 @@ pub(crate) fn trace_event(
                 store(&ctx, cpu, &record)
             }
         };
-        result.map_err(|r| {
+        let result = result.inspect_err(|r| {
             ctx.counters.events_lost.fetch_add(1, Ordering::Relaxed);
             r.journal(&ctx);
-            r.error()
-        })
+        });
+        if ctx.journal.is_some() {
+            journal_classic(kernel, process_key, pid, &ctx, event, result);
+        }
+        result.map_err(Refusal::error)
     })
+}
+
+/// Journals a classic write as every other write is: one verdict, for the session its logger
+/// handle names — recorded (FLT-27: unfiltered) or lost (EVT-06…08).
+#[cold]
+#[inline(never)]
+fn journal_classic(
+    kernel: &Kernel,
+    process_key: u64,
+    pid: u32,
+    ctx: &LoggerContext,
+    event: &ClassicEvent<'_>,
+    result: std::result::Result<(), Refusal>,
+) {
+    let (provider, slot) = kernel
+        .with_state(|s| s.providers.classic_slot(process_key, ctx.handle))
+        .unwrap_or((event.guid, 0));
+    let descriptor = etwsim_types::EventDescriptor {
+        version: event.class_version as u8,
+        level: etwsim_types::Level(event.class_level),
+        opcode: etwsim_types::Opcode(event.class_type),
+        ..etwsim_types::EventDescriptor::default()
+    };
+    let reason = match result {
+        Ok(()) => Reason::Classic,
+        Err(r) => Reason::Lost {
+            error: r.error().win32_code(),
+            rule: r.rule(),
+        },
+    };
+    crate::data::core::Host::core(kernel).note(|| JournalEvent::Write {
+        provider,
+        pid,
+        descriptor,
+        result: result.map_err(|r| r.error().win32_code()),
+        verdicts: vec![Verdict {
+            session: ctx.handle,
+            session_name: ctx.cfg.name.clone(),
+            slot,
+            recorded: result.is_ok(),
+            reason,
+        }],
+    });
 }
 
 /// The running session `logger` names, as process `process_key` sees it.

@@ -81,6 +81,8 @@ impl Consumer {
     /// oldest first by timestamp across CPUs (CON-04), each RTLostEvent / RTLostBuffer marker
     /// placed before the events of the buffer it concerns (BUF-14).
     fn collect(&mut self) {
+        // Asked before taking the items: once finished, every item is in the queue.
+        let finished = self.ctx.is_finished();
         let items: Vec<RtItem> = self.queue.items.lock().drain(..).collect();
         if items.is_empty() {
             return;
@@ -106,6 +108,21 @@ impl Consumer {
                 }
             }
         }
+        if !pending_markers.is_empty() {
+            if finished {
+                // BUF-14 (choice): a loss after the last buffer is told at the end, stamped
+                // with the session's clock now.
+                let now = self.ctx.clock.raw(self.ctx.clock.peek(), clock);
+                let last = batch.iter().map(|(ts, _, _)| *ts).max().unwrap_or(now);
+                for kind in pending_markers.drain(..) {
+                    let n = batch.len();
+                    batch.push((last.max(now), n, marker(kind, &self.ctx, last.max(now))));
+                }
+            } else {
+                // They concern the next buffer, which has not arrived yet.
+                self.requeue_markers(std::mem::take(&mut pending_markers));
+            }
+        }
         batch.sort_by_key(|(ts, n, _)| (*ts, *n));
         for (_, _, mut r) in batch {
             if !self.options.raw_timestamps {
@@ -125,8 +142,11 @@ impl Consumer {
     /// queued. Events already taken with [`Consumer::next_event`] are not returned again.
     pub fn next_buffer(&mut self) -> Option<(Vec<EventRecord>, u32, u32)> {
         let mut markers = Vec::new();
+        let finished = self.ctx.is_finished();
         let buffer = loop {
-            let item = self.queue.items.lock().pop_front()?;
+            let Some(item) = self.queue.items.lock().pop_front() else {
+                return self.markers_without_buffer(markers, finished);
+            };
             match item {
                 RtItem::Lost(kind) => markers.push(kind),
                 RtItem::Buffer(d) => break d,
@@ -134,7 +154,6 @@ impl Consumer {
         };
         let records = buffer_events(&buffer.bytes);
         let first_ts = records.first().map_or(0, |r| r.header.timestamp);
-        let clock = self.ctx.cfg.clock;
         let mut out: Vec<EventRecord> = markers
             .into_iter()
             .map(|k| marker(k, &self.ctx, first_ts))
@@ -143,17 +162,59 @@ impl Consumer {
                 r
             }))
             .collect();
-        if !self.options.raw_timestamps {
-            for r in &mut out {
-                r.header.timestamp = crate::machine::clock::raw_to_filetime(
-                    r.header.timestamp,
-                    clock,
-                    self.boot_filetime,
-                );
-            }
-        }
+        self.convert_timestamps(&mut out);
         let used = etwsim_types::BufferHeader::decode(&buffer.bytes).map_or(0, |h| h.used);
         Some((out, buffer.bytes.len() as u32, used))
+    }
+
+    /// Puts loss markers back at the front of the queue, in order: they concern the next
+    /// buffer, which has not arrived yet.
+    fn requeue_markers(&self, markers: Vec<u8>) {
+        let mut q = self.queue.items.lock();
+        for kind in markers.into_iter().rev() {
+            q.push_front(RtItem::Lost(kind));
+        }
+    }
+
+    /// The session's raw timestamps as FILETIME, unless the consumer asked for raw ones
+    /// (SES-65).
+    fn convert_timestamps(&self, records: &mut [EventRecord]) {
+        if self.options.raw_timestamps {
+            return;
+        }
+        let clock = self.ctx.cfg.clock;
+        for r in records {
+            r.header.timestamp = crate::machine::clock::raw_to_filetime(
+                r.header.timestamp,
+                clock,
+                self.boot_filetime,
+            );
+        }
+    }
+
+    /// Loss markers with no buffer after them: at the end of a finished session's stream,
+    /// delivered alone (as a buffer of 0 bytes, BUF-14's choice); otherwise put back, to
+    /// precede the next buffer.
+    fn markers_without_buffer(
+        &mut self,
+        markers: Vec<u8>,
+        finished: bool,
+    ) -> Option<(Vec<EventRecord>, u32, u32)> {
+        if markers.is_empty() {
+            return None;
+        }
+        let clock = self.ctx.cfg.clock;
+        if !finished {
+            self.requeue_markers(markers);
+            return None;
+        }
+        let now = self.ctx.clock.raw(self.ctx.clock.peek(), clock);
+        let mut out: Vec<EventRecord> = markers
+            .into_iter()
+            .map(|k| marker(k, &self.ctx, now))
+            .collect();
+        self.convert_timestamps(&mut out);
+        Some((out, 0, 0))
     }
 
     /// `true` when delivered events are waiting to be taken.

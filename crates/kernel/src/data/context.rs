@@ -163,8 +163,12 @@ impl LoggerContext {
             .is_ok()
     }
 
-    /// The stop has completed: the final flush is delivered.
+    /// The stop has completed: the final flush is delivered, and real-time consumers are
+    /// told of losses no later buffer will announce (BUF-14).
     pub(crate) fn mark_stopped(&self) {
+        // As every delivered buffer carries it: EventsLost as the properties' ULONG.
+        let lost = self.counters.events_lost.load(Ordering::Relaxed) as u32;
+        self.rt.finish(lost);
         self.state.store(STOPPED, Ordering::Release);
     }
 

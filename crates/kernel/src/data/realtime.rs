@@ -120,6 +120,25 @@ impl RealTime {
         self.signal.notify_all();
     }
 
+    /// The session has delivered its last buffer: each consumer that missed buffers, or whose
+    /// session lost events, since its last buffer is told so now, at the end of its stream
+    /// (BUF-14 says markers come before the buffer they concern; after the last buffer there
+    /// is none, and the project's choice is to tell the loss rather than keep it silent).
+    pub(in crate::data) fn finish(&self, events_lost: u32) {
+        let inner = self.inner.lock();
+        for c in &inner.consumers {
+            let mut q = c.items.lock();
+            if c.missed_buffers.swap(0, Ordering::Relaxed) > 0 {
+                q.push_back(RtItem::Lost(33));
+            }
+            if events_lost > c.seen_events_lost.swap(events_lost, Ordering::Relaxed) {
+                q.push_back(RtItem::Lost(32));
+            }
+        }
+        drop(inner);
+        self.notify();
+    }
+
     /// Attaches a consumer; the backlog is delivered to it first (BUF-12).
     pub(crate) fn attach(&self, capacity: usize) -> Arc<ConsumerQueue> {
         let q = Arc::new(ConsumerQueue {

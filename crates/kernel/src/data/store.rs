@@ -5,12 +5,15 @@
 use crate::data::context::LoggerContext;
 use crate::error::Error;
 use crate::journal::LossCounter;
+use crate::machine::ids::TraceHandle;
 use etwsim_buffers::Record;
 use etwsim_buffers::ReserveError;
 use etwsim_types::record::MAX_EVENT_SIZE;
 use etwsim_types::record::align8;
+use std::cell::RefCell;
 use std::num::NonZeroU64;
 use std::sync::atomic::Ordering;
+
 /// Stores `bytes` at the record's cursor, zero-padding the last word: one copy, then at most
 /// 7 bytes of padding.
 #[inline(always)]
@@ -65,20 +68,31 @@ impl Refusal {
         Refusal::packed(Self::LARGER_THAN_BUFFER, size, capacity)
     }
 
-    /// Journals the loss this refusal caused in `ctx` (EventsLost + 1), with its rule.
+    /// Journals the loss this refusal caused in `ctx` (EventsLost + 1), with its rule, and
+    /// notes the session among this write's refusals (for the write's verdicts, EVT-09).
     #[cold]
     pub(in crate::data) fn journal(self, ctx: &crate::data::context::LoggerContext) {
         if ctx.journal.is_none() {
             return;
         }
-        let rule = match self.0.get() & 7 {
+        let _ = REFUSED.try_with(|r| r.borrow_mut().push((ctx.handle, self)));
+        ctx.note_loss(
+            LossCounter::EventsLost,
+            1,
+            &self.error().to_string(),
+            self.rule(),
+        );
+    }
+
+    /// The rule that documents this refusal.
+    pub(in crate::data) fn rule(self) -> &'static str {
+        match self.0.get() & 7 {
             Self::TOO_LARGE => "EVT-05",
             Self::LARGER_THAN_BUFFER => "EVT-06",
             Self::BACKLOG_FULL_KIND => "EVT-08",
             Self::WRONG_THREAD_KIND => "single-threaded kernel",
             _ => "EVT-07",
-        };
-        ctx.note_loss(LossCounter::EventsLost, 1, &self.error().to_string(), rule);
+        }
     }
 
     #[cold]
@@ -94,6 +108,27 @@ impl Refusal {
             _ => Error::NoFreeBuffer, // NO_BUFFER_KIND
         }
     }
+}
+
+thread_local! {
+    /// The sessions that refused an event on this OS thread during the current write, noted
+    /// only while the kernel keeps a journal: the write's journal entry turns their verdicts
+    /// into losses and the other dependent sessions' into "withheld" (EVT-09).
+    static REFUSED: RefCell<Vec<(TraceHandle, Refusal)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Forgets the refusals noted so far on this OS thread (a journaled write begins).
+#[cold]
+pub(in crate::data) fn begin_refusals() {
+    let _ = REFUSED.try_with(|r| r.borrow_mut().clear());
+}
+
+/// The refusals noted on this OS thread since [`begin_refusals`], taken.
+#[cold]
+pub(in crate::data) fn take_refusals() -> Vec<(TraceHandle, Refusal)> {
+    REFUSED
+        .try_with(|r| std::mem::take(&mut *r.borrow_mut()))
+        .unwrap_or_default()
 }
 
 /// Why `logger`'s session cannot take a record of `size` bytes, before any reservation: too

@@ -31,6 +31,7 @@ use crate::data::store::Refusal;
 use crate::data::store::refusal;
 use crate::data::store::reserve_refusal;
 use crate::data::store::store_bytes;
+use crate::filter::verdict::Reason;
 use crate::filter::{EventView, session_accepts, wants_stack};
 use crate::journal::JournalEvent;
 use crate::machine::ids::guid_words;
@@ -449,7 +450,13 @@ impl<H: Host> EventPath<'_, H> {
             .reg
             .is_enabled_for(descriptor.level, descriptor.keyword)
         {
-            return Ok(());
+            let opts = WriteOptions {
+                event_name: Some(name),
+                activity_id,
+                related_activity_id,
+                ..PLAIN
+            };
+            return self.not_wanted(descriptor, &opts);
         }
         let mut builder = EventBuilder::new(name);
         builder.set_descriptor(*descriptor);
@@ -566,7 +573,9 @@ impl<H: Host> EventPath<'_, H> {
     }
 
     /// Journals a write: every enabling session's verdict (as [`Provider::explain`] gives
-    /// it) and the result.
+    /// it), corrected by what happened — a session that refused the event lost it, and a
+    /// dependent session that had room was withheld it when another one refused (EVT-09) —,
+    /// and the result.
     #[cold]
     #[inline(never)]
     fn journal_write(
@@ -576,7 +585,8 @@ impl<H: Host> EventPath<'_, H> {
         data: &[&[u8]],
         result: &Result<()>,
     ) {
-        let why = self.kernel.explain(
+        let refused = crate::data::store::take_refusals();
+        let mut why = self.kernel.explain(
             self.reg,
             &EventView {
                 descriptor: desc,
@@ -588,6 +598,36 @@ impl<H: Host> EventPath<'_, H> {
         );
         if why.verdicts.is_empty() {
             return; // no session enables the provider: nothing was decided
+        }
+        let routes = self.reg.routes();
+        let dependent = |handle| {
+            routes
+                .iter()
+                .any(|r| r.logger.handle == handle && !is_independent(r))
+        };
+        let refuser = refused
+            .iter()
+            .find(|(h, _)| dependent(*h))
+            .and_then(|(h, r)| {
+                let v = why.verdicts.iter().find(|v| v.session == *h)?;
+                Some((v.session_name.clone(), r.error().win32_code()))
+            });
+        for v in why.verdicts.iter_mut().filter(|v| v.recorded) {
+            if let Some((_, r)) = refused.iter().find(|(h, _)| *h == v.session) {
+                v.recorded = false;
+                v.reason = Reason::Lost {
+                    error: r.error().win32_code(),
+                    rule: r.rule(),
+                };
+            } else if let (Err(_), Some((by, error))) = (result, &refuser) {
+                if dependent(v.session) {
+                    v.recorded = false;
+                    v.reason = Reason::Withheld {
+                        by: by.clone(),
+                        error: *error,
+                    };
+                }
+            }
         }
         self.kernel.core().note(|| JournalEvent::Write {
             provider: self.reg.guid,
@@ -803,6 +843,10 @@ impl<H: Host> EventPath<'_, H> {
         string_only: bool,
     ) -> Result<()> {
         self.kernel.core().check_thread()?; // a single-threaded kernel's sessions are its thread's
+        let journaling = self.kernel.core().journal.is_some();
+        if journaling {
+            crate::data::store::begin_refusals();
+        }
         let call = Call {
             desc,
             opts,
@@ -815,7 +859,7 @@ impl<H: Host> EventPath<'_, H> {
                 .with_routes_in(local, |routes| self.route(routes, &call, local))
         })
         .map_err(Refusal::error);
-        if self.kernel.core().journal.is_some() {
+        if journaling {
             self.journal_write(desc, opts, data, &r);
         }
         r

@@ -589,14 +589,6 @@ impl FilterSet {
     pub fn schematized(&self) -> Option<&[u8]> {
         self.schematized.as_deref()
     }
-
-    /// `true` when a scope filter (PID, executable, package) is present.
-    pub(crate) fn has_scope(&self) -> bool {
-        self.pids.is_some()
-            || self.executable_names.is_some()
-            || self.package_ids.is_some()
-            || self.package_app_ids.is_some()
-    }
 }
 
 /// What the per-event predicate needs to know about one event.

@@ -2,7 +2,7 @@
 //! rule and the values it compared. Apart from `filter::verdict`, which runs the predicate,
 //! so that the predicate can name its reasons without an import circle.
 
-use etwsim_types::{Keyword, Level};
+use etwsim_types::{Keyword, Level, Win32Error};
 use std::fmt;
 
 /// Why a session records an event or not: the rule and the values it compared.
@@ -22,10 +22,15 @@ pub enum Reason {
     },
     /// The session is stopping: it takes no more events (SES-80).
     SessionStopping,
-    /// A scope filter (PID, executable or package name) or a private session leaves the
-    /// writing process out (FLT-16, FLT-17, SES-42); a classic provider logs only to its
-    /// newest enabler (PRV-22).
-    OutOfScope,
+    /// The session's enable does not reach this registration, by `rule`: a PID filter
+    /// (FLT-16), an executable or package name filter (FLT-17), a private session of another
+    /// process (SES-42), a classic provider, which logs only to its newest enabler (PRV-22),
+    /// the NT Kernel Logger, which takes no provider events (KRN-02), or a registration
+    /// already closed by EventUnregister (PRV-08).
+    OutOfScope {
+        /// The rule that leaves the registration out.
+        rule: &'static str,
+    },
     /// The event's level is above the session's (FLT-01).
     LevelAbove {
         /// The event's level.
@@ -42,7 +47,7 @@ pub enum Reason {
         /// The session's effective MatchAnyKeyword.
         match_any: Keyword,
     },
-    /// Some bit of the session's MatchAllKeyword is missing from the event (FLT-05).
+    /// Some bit of the session's MatchAllKeyword is missing from the event (FLT-04).
     MissingAllKeyword {
         /// The event's keyword.
         keyword: Keyword,
@@ -78,24 +83,51 @@ pub enum Reason {
         /// The event version.
         version: u8,
     },
+    /// A classic provider's event (TraceEvent): it goes to the session its logger handle
+    /// names, with no level or keyword filtering (FLT-27).
+    Classic,
+    /// The filters let the event through but the session could not take it, and counted it
+    /// in EventsLost: too large for any event (EVT-05) or for its buffers (EVT-06), no free
+    /// buffer (EVT-07), a full real-time backlog (EVT-08).
+    Lost {
+        /// The error the session's refusal means.
+        error: Win32Error,
+        /// The rule of the refusal.
+        rule: &'static str,
+    },
+    /// The filters let the event through and the session had room, but another session
+    /// without INDEPENDENT_SESSION_MODE could not take it, and such sessions take an event
+    /// all or none (EVT-09). Not a loss for this session.
+    Withheld {
+        /// The session that could not take it.
+        by: String,
+        /// Its refusal's error (what the write returned).
+        error: Win32Error,
+    },
 }
 
 impl Reason {
-    /// The rule this reason applies.
+    /// The rule this reason applies: the one its text cites.
     pub fn rule(&self) -> &'static str {
         match self {
-            Reason::Accepted { .. } => "FLT-01",
+            Reason::Accepted {
+                match_any, keyword, ..
+            } if keyword.0 != 0 && match_any.0 == u64::MAX => "FLT-05",
+            Reason::Accepted { .. } => "FLT-04",
             Reason::SessionStopping => "SES-80",
-            Reason::OutOfScope => "FLT-16",
+            Reason::OutOfScope { rule } => rule,
             Reason::LevelAbove { .. } => "FLT-01",
             Reason::KeywordZeroIgnored => "FLT-07",
             Reason::NoAnyKeyword { .. } => "FLT-04",
-            Reason::MissingAllKeyword { .. } => "FLT-05",
+            Reason::MissingAllKeyword { .. } => "FLT-04",
             Reason::ExcludedByWriteFilter { .. } => "EVT-04",
             Reason::InPrivateExcluded => "FLT-11",
             Reason::EventIdFiltered { .. } => "FLT-19",
             Reason::EventNameFiltered { .. } => "FLT-22",
             Reason::PayloadFiltered { .. } => "FLT-18",
+            Reason::Classic => "FLT-27",
+            Reason::Lost { rule, .. } => rule,
+            Reason::Withheld { .. } => "EVT-09",
         }
     }
 }
@@ -123,10 +155,20 @@ impl fmt::Display for Reason {
                 }
             }
             Reason::SessionStopping => write!(f, "the session is stopping (SES-80)"),
-            Reason::OutOfScope => write!(
-                f,
-                "a scope filter or a private session leaves the writing process out (FLT-16)"
-            ),
+            Reason::OutOfScope { rule } => {
+                let why = match *rule {
+                    "FLT-16" => "the PID filter does not name the writing process",
+                    "FLT-17" => {
+                        "the executable or package filter does not name the writing process"
+                    }
+                    "SES-42" => "a private session takes only its own process's events",
+                    "PRV-22" => "a classic provider logs only to the session that enabled it last",
+                    "KRN-02" => "the NT Kernel Logger takes no provider events",
+                    "PRV-08" => "the registration was closed by EventUnregister",
+                    _ => "the enable does not reach this registration",
+                };
+                write!(f, "{why} ({rule})")
+            }
             Reason::LevelAbove {
                 level,
                 session_level,
@@ -145,7 +187,7 @@ impl fmt::Display for Reason {
             ),
             Reason::MissingAllKeyword { keyword, match_all } => write!(
                 f,
-                "keyword {:#x} lacks bits of MatchAllKeyword {:#x} (FLT-05)",
+                "keyword {:#x} lacks bits of MatchAllKeyword {:#x} (FLT-04)",
                 keyword.0, match_all.0
             ),
             Reason::ExcludedByWriteFilter { slot } => write!(
@@ -176,6 +218,18 @@ impl fmt::Display for Reason {
             Reason::PayloadFiltered { id, version } => write!(
                 f,
                 "the payload of event {id} version {version} does not satisfy the PAYLOAD filter (FLT-18)"
+            ),
+            Reason::Classic => write!(
+                f,
+                "a classic event goes to the session its logger handle names, unfiltered (FLT-27)"
+            ),
+            Reason::Lost { error, rule } => {
+                write!(f, "lost: the session could not take it, {error:?} ({rule})")
+            }
+            Reason::Withheld { by, error } => write!(
+                f,
+                "withheld: session {by:?} could not take it ({error:?}), and sessions without \
+                 INDEPENDENT_SESSION_MODE take an event all or none (EVT-09)"
             ),
         }
     }

@@ -9,10 +9,12 @@ pub const MAX_BUFFERS_CAP: u32 = 65_534;
 pub enum ExecutionMode {
     /// Real monotonic clocks and one logger thread per session; random GUIDs.
     Threaded,
-    /// Virtual clock, no threads, GUIDs from a generator seeded with `seed`: the same
-    /// program gives the same results every run.
+    /// Virtual clock, no threads, session GUIDs from a generator seeded with `seed`: the same
+    /// program gives the same results every run (see
+    /// [`KernelBuilder::deterministic`](crate::KernelBuilder::deterministic) for what the
+    /// seed changes: only the GUIDs of sessions started without one).
     Deterministic {
-        /// Seed of the GUID generator.
+        /// Seed of the session-GUID generator.
         seed: u64,
     },
 }

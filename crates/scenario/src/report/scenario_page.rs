@@ -151,12 +151,7 @@ pub(super) fn scenario_page(sc: &Scenario, o: &Outcome) -> Page {
             }
         }
         match &e.event {
-            JournalEvent::BufferSwitch {
-                session,
-                cpu,
-                buffers,
-                ..
-            } => {
+            JournalEvent::BufferSwitch { session, cpu, .. } => {
                 if let Some(s) = session_of(session) {
                     add_cpu(&mut page, s, *cpu);
                     page.marks.push(Mark {
@@ -164,36 +159,23 @@ pub(super) fn scenario_page(sc: &Scenario, o: &Outcome) -> Page {
                         cpu: Some(*cpu),
                         time: e.time,
                         kind: MarkKind::Switch,
-                        title: format!(
-                            "#{} CPU {cpu} switches buffers ({buffers} allocated)",
-                            e.seq
-                        ),
+                        title: format!("#{} {}", e.seq, e.event),
                     });
                 }
             }
-            JournalEvent::Flush {
-                session,
-                buffers,
-                reason,
-                ..
-            } => {
+            JournalEvent::Flush { session, .. } => {
                 if let Some(s) = session_of(session) {
                     page.marks.push(Mark {
                         session: s,
                         cpu: None,
                         time: e.time,
                         kind: MarkKind::Flush,
-                        title: format!("#{} {buffers} buffer(s) written out {reason}", e.seq),
+                        title: format!("#{} {}", e.seq, e.event),
                     });
                 }
             }
             JournalEvent::Loss {
-                session,
-                counter,
-                count,
-                reason,
-                rule,
-                ..
+                session, counter, ..
             } if *counter != LossCounter::EventsLost => {
                 if let Some(s) = session_of(session) {
                     page.marks.push(Mark {
@@ -201,11 +183,7 @@ pub(super) fn scenario_page(sc: &Scenario, o: &Outcome) -> Page {
                         cpu: None,
                         time: e.time,
                         kind: MarkKind::Loss,
-                        title: format!(
-                            "#{} {} += {count}: {reason} ({rule})",
-                            e.seq,
-                            counter.name()
-                        ),
+                        title: format!("#{} {}", e.seq, e.event),
                     });
                 }
             }

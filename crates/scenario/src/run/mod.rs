@@ -4,8 +4,11 @@
 //! steps end, a STOP of every session still running (unless `stop_at_end = false`). Then the
 //! expectations are checked against what happened.
 //!
-//! Control calls target sessions by name as the session's caller process, so a step on a
-//! session that is not running gets the kernel's own answer (`ERROR_WMI_INSTANCE_NOT_FOUND`).
+//! Control calls target sessions by name as the session's caller process (or the process a
+//! step names with `as`, SES-16, SEC-03), so a step on a session that is not running gets the
+//! kernel's own answer (`ERROR_WMI_INSTANCE_NOT_FOUND`). After each named step the runner
+//! keeps a [`Checkpoint`] — statistics, consumers' counts, the journal's length — for the
+//! expectations checked `after` it.
 //! A control step that fails without `expect_error` ends the steps there: the run is
 //! *aborted* and says which step; the sessions are still stopped and the expectations still
 //! checked, so the journal shows what led to it.
@@ -19,15 +22,17 @@ mod outcome;
 mod steps;
 
 pub use outcome::{
-    CallbackRecord, ExpectationResult, KEPT_PAYLOAD, KEPT_WRITES, KernelEvent, Outcome, OutputFile,
-    ProviderSummary, SessionSummary, SlotSnapshot, StepFailure, WriteRecord,
+    CallbackRecord, Checkpoint, ExpectationResult, KEPT_PAYLOAD, KEPT_WRITES, KernelEvent, Outcome,
+    OutputFile, ProviderSummary, SessionSummary, SlotSnapshot, StepFailure, WriteRecord,
 };
 
-use crate::scenario::{ProcRef, Scenario};
+use crate::scenario::{ProcRef, ProvKind, Scenario};
 use boot::{make_scratch, portable_report};
+use etwsim::decode::tracelogging::ProviderTraits;
 use etwsim::{
-    BootOptions, BootReport, ClosingFile, Consumer, FileHandle, Image, JournalEntry, Kernel,
-    Machine, MemorySink, Process, Provider, SessionProperties, Thread, TraceControl, Win32Error,
+    BootOptions, BootReport, ClassicProvider, ClosingFile, Consumer, FileHandle, Image,
+    JournalEntry, Kernel, Machine, MemorySink, Process, Provider, Session, SessionProperties,
+    Thread, TraceControl, Win32Error,
 };
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -75,6 +80,22 @@ impl Scenario {
 
 type Callbacks = Arc<Mutex<Vec<CallbackRecord>>>;
 
+/// One registration of a provider: EventRegister (TraceLoggingRegister), or RegisterTraceGuids.
+pub(crate) enum Reg {
+    Modern(Provider),
+    /// The registration and its process's PID.
+    Classic(ClassicProvider, u32),
+}
+
+impl Reg {
+    fn pid(&self) -> u32 {
+        match self {
+            Reg::Modern(p) => p.pid(),
+            Reg::Classic(_, pid) => *pid,
+        }
+    }
+}
+
 pub(crate) struct Runner<'a> {
     pub sc: &'a Scenario,
     pub kernel: Option<Kernel>,
@@ -82,12 +103,22 @@ pub(crate) struct Runner<'a> {
     /// (process, CPU) → a thread on that CPU; CPU 0 is the process's main writer thread.
     threads: HashMap<(ProcRef, u16), Thread>,
     named: Vec<Vec<Thread>>,
-    regs: Vec<Vec<Option<Arc<Provider>>>>,
+    regs: Vec<Vec<Option<Arc<Reg>>>>,
     pub callbacks: Vec<Vec<Callbacks>>,
     sinks: Vec<Option<MemorySink>>,
     consumers: Vec<Option<Consumer>>,
     pub delivered: Vec<Option<u64>>,
+    /// Each session's named consumers (`consume` with `consumer`), in the order attached,
+    /// with what each received.
+    named_consumers: Vec<Vec<(String, Option<Consumer>, u64)>>,
+    /// The process a control step makes its call as (`as`), while it runs.
+    acting: Option<Process>,
+    /// The state after each named step, for `after` expectations.
+    pub checkpoints: Vec<Checkpoint>,
     pub stats: Vec<Option<SessionProperties>>,
+    /// The handle of each scenario session's latest start: its statistics stay readable after
+    /// it stops, however it stopped (a full SEQUENTIAL file stops it during a write, SES-62).
+    held: Vec<Option<Session>>,
     /// The run's journal: a ring of at most the journal capacity, the oldest entries let go
     /// from the front (each write costs the same however full it is).
     pub journal: VecDeque<JournalEntry>,
@@ -131,6 +162,10 @@ impl<'a> Runner<'a> {
             callbacks: Vec::new(),
             sinks: vec![None; n],
             consumers: (0..n).map(|_| None).collect(),
+            named_consumers: (0..n).map(|_| Vec::new()).collect(),
+            acting: None,
+            checkpoints: Vec::new(),
+            held: (0..n).map(|_| None).collect(),
             delivered: vec![None; n],
             stats: vec![None; n],
             journal: VecDeque::new(),
@@ -231,6 +266,9 @@ impl<'a> Runner<'a> {
                     let kernel = self.kernel.clone().unwrap_or(kernel);
                     self.collect(&kernel);
                     self.observe(&kernel, action.line);
+                    if let Some(name) = &action.name {
+                        self.checkpoint(name, action.line);
+                    }
                     if self.aborted.is_some() {
                         break;
                     }
@@ -263,6 +301,28 @@ impl<'a> Runner<'a> {
         new
     }
 
+    /// The state right after the named step `name`: every session's last statistics, what
+    /// its consumers received so far, and how far the journal went.
+    fn checkpoint(&mut self, name: &str, line: usize) {
+        self.checkpoints.push(Checkpoint {
+            name: name.to_string(),
+            line,
+            stats: self
+                .stats
+                .iter()
+                .cloned()
+                .chain(self.boot_sessions.iter().map(|(_, s)| s.clone()))
+                .collect(),
+            delivered: self.delivered.clone(),
+            consumers: self
+                .named_consumers
+                .iter()
+                .map(|c| c.iter().map(|(n, _, k)| (n.clone(), *k)).collect())
+                .collect(),
+            journal_len: self.journal_dropped + self.journal.len() as u64,
+        });
+    }
+
     /// After each action: the running sessions' statistics, and — while some session runs —
     /// the providers' enable slots.
     fn observe(&mut self, kernel: &Kernel, line: usize) {
@@ -278,6 +338,7 @@ impl<'a> Runner<'a> {
                 None => {}
             }
         }
+        self.refresh_stats(None);
         if running.is_empty() {
             return;
         }
@@ -307,6 +368,35 @@ impl<'a> Runner<'a> {
             line: Some(line),
             providers,
         };
+    }
+
+    /// Every session's statistics as they are now — for one that stopped, its final ones
+    /// (BUF-07, SES-76): the scenario's sessions from their handles, the boot sessions from
+    /// the machine's (or from `boot`, the handles kept across its shutdown).
+    fn refresh_stats(&mut self, boot: Option<&[(usize, Session)]>) {
+        for (stats, held) in self.stats.iter_mut().zip(&self.held) {
+            if let Some(h) = held {
+                *stats = Some(h.statistics());
+            }
+        }
+        match boot {
+            Some(handles) => {
+                for (i, h) in handles {
+                    if let Some(b) = self.boot_sessions.get_mut(*i) {
+                        b.1 = Some(h.statistics());
+                    }
+                }
+            }
+            None => {
+                if let Some(m) = &self.machine {
+                    for (name, stats) in &mut self.boot_sessions {
+                        if let Some(h) = m.session(name) {
+                            *stats = Some(h.statistics());
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// A session's index in the outcome: the scenario's sessions, then the boot sessions.
@@ -393,30 +483,77 @@ impl<'a> Runner<'a> {
                     continue;
                 }
                 let sink = self.callbacks[pi][ri].clone();
-                let registered = self.process(kernel, *r).map(|p| {
-                    p.register_provider_with_callback(prov.guid, move |n| {
-                        if let Ok(mut v) = sink.lock() {
-                            v.push(CallbackRecord {
-                                is_enabled: n.is_enabled as u32,
-                                level: n.level.0,
-                                any: n.match_any_keyword.0,
-                                all: n.match_all_keyword.0,
-                                source_id: n.source_id,
-                            });
-                        }
-                    })
-                });
+                let registered = self
+                    .process(kernel, *r)
+                    .map(|p| Self::register_one(&p, prov, sink));
                 match registered {
                     Some(Ok(p)) => self.regs[pi][ri] = Some(Arc::new(p)),
                     Some(Err(e)) => self.fail(
                         prov.line,
                         "provider",
-                        format!("EventRegister {:?}: {e}", prov.name),
+                        format!("registering {:?}: {e}", prov.name),
                     ),
                     None => {}
                 }
             }
         }
+    }
+
+    /// One registration of `prov` in process `p`, its callbacks recorded in `sink`: EventRegister
+    /// with a callback, then — for a TraceLogging provider or one in a group — its traits
+    /// (EventSetInformation, as TraceLoggingRegister does; a group's sessions enable it then,
+    /// PRV-36); or RegisterTraceGuids for a classic provider, whose control callback is
+    /// recorded as an enable callback: WMI_ENABLE_EVENTS is 1, WMI_DISABLE_EVENTS 0,
+    /// WMI_CAPTURE_STATE 2, the level GetTraceEnableLevel's, MatchAnyKeyword the enable flags.
+    fn register_one(
+        p: &Process,
+        prov: &crate::scenario::ProvSpec,
+        sink: Callbacks,
+    ) -> Result<Reg, etwsim::Error> {
+        if prov.kind == ProvKind::Classic {
+            let c = p.register_trace_guids(prov.guid, move |n| {
+                if let Ok(mut v) = sink.lock() {
+                    v.push(CallbackRecord {
+                        is_enabled: match n.request_code {
+                            4 => 1,
+                            5 => 0,
+                            10 => 2,
+                            other => other,
+                        },
+                        level: n.enable_level.0,
+                        any: u64::from(n.enable_flags),
+                        all: 0,
+                        source_id: etwsim::Guid::NULL,
+                        filter_data: None,
+                    });
+                }
+            })?;
+            return Ok(Reg::Classic(c, p.pid()));
+        }
+        let provider = p.register_provider_with_callback(prov.guid, move |n| {
+            if let Ok(mut v) = sink.lock() {
+                v.push(CallbackRecord {
+                    is_enabled: n.is_enabled as u32,
+                    level: n.level.0,
+                    any: n.match_any_keyword.0,
+                    all: n.match_all_keyword.0,
+                    source_id: n.source_id,
+                    filter_data: n.filter_data.clone(),
+                });
+            }
+        })?;
+        if prov.kind == ProvKind::TraceLogging || prov.group.is_some() {
+            let mut traits = ProviderTraits::new(prov.name.clone());
+            if let Some(g) = prov.group {
+                traits = traits.with_group(g);
+            }
+            // TraceLoggingRegister undoes the registration when the traits are refused (PRV-33).
+            if let Err(e) = provider.set_traits(&traits) {
+                let _ = provider.unregister();
+                return Err(e);
+            }
+        }
+        Ok(Reg::Modern(provider))
     }
 
     /// The `reboot` step: the scenario's sessions stop (as at the end of the steps) and
@@ -428,6 +565,9 @@ impl<'a> Runner<'a> {
         for s in 0..self.sc.sessions.len() {
             self.drain(s);
             self.consumers[s] = None;
+            for c in &mut self.named_consumers[s] {
+                c.1 = None;
+            }
         }
         self.collect(kernel);
         self.files.clear();
@@ -459,9 +599,17 @@ impl<'a> Runner<'a> {
         // A booted machine shuts down: its boot sessions stop, so their files are complete.
         if self.sc.stop_at_end {
             if let Some(m) = self.machine.as_mut() {
+                let handles: Vec<(usize, Session)> = self
+                    .boot_sessions
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, (name, _))| m.session(name).cloned().map(|h| (i, h)))
+                    .collect();
                 m.shutdown();
+                self.refresh_stats(Some(&handles));
             }
         }
+        self.refresh_stats(None);
         self.collect(kernel);
     }
 

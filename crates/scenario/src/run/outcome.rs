@@ -58,6 +58,8 @@ pub struct Outcome {
     /// registry and its manifests. [`write_files`](Self::write_files) writes over none of
     /// them.
     pub inputs: Vec<PathBuf>,
+    /// The state after each named step the run reached, in step order.
+    pub checkpoints: Vec<Checkpoint>,
 }
 
 /// One kernel (MOF) event a session recorded or delivered, decoded.
@@ -111,6 +113,9 @@ pub struct SessionSummary {
     pub events: Option<u64>,
     /// Events its real-time consumer received, if a `consume` step attached one.
     pub delivered: Option<u64>,
+    /// Events each named consumer (`consume` with `consumer`) received, in the order they
+    /// were attached.
+    pub consumers: Vec<(String, u64)>,
     /// Whether it has INDEPENDENT_SESSION_MODE.
     pub independent: bool,
     /// The kernel (MOF) events in its output, decoded, oldest first: from its log files when
@@ -143,6 +148,29 @@ pub struct CallbackRecord {
     pub all: u64,
     /// The SourceId.
     pub source_id: Guid,
+    /// FilterData: the chain of schematized filters (`EVENT_FILTER_HEADER`s), if a session
+    /// gave one (PRV-15).
+    pub filter_data: Option<Vec<u8>>,
+}
+
+/// The state right after a named step (`name`), which `after` expectations check.
+#[derive(Clone, Debug)]
+pub struct Checkpoint {
+    /// The step's name.
+    pub name: String,
+    /// The step's line.
+    pub line: usize,
+    /// Each session's last statistics so far (as [`SessionSummary::stats`]), in the order of
+    /// [`Outcome::sessions`]: the scenario's sessions, then the boot sessions started by then.
+    pub stats: Vec<Option<SessionProperties>>,
+    /// What each scenario session's consumer received so far (as
+    /// [`SessionSummary::delivered`]).
+    pub delivered: Vec<Option<u64>>,
+    /// What each scenario session's named consumers received so far.
+    pub consumers: Vec<Vec<(String, u64)>>,
+    /// How many journal entries the run had made by then, those let go by the journal's
+    /// bound included (sequence numbers start again at each boot, so they cannot say).
+    pub journal_len: u64,
 }
 
 /// One write of a `write` step.
@@ -327,11 +355,19 @@ impl Runner<'_> {
                 } else {
                     self.rt_events[i].clone()
                 };
+                let consumers: Vec<(String, u64)> = self.named_consumers[i]
+                    .iter()
+                    .map(|(n, _, k)| (n.clone(), *k))
+                    .collect();
                 SessionSummary {
                     name: s.name.clone(),
                     stats: self.stats[i].clone(),
-                    events: from_files.or(from_sink).or(self.delivered[i]),
+                    events: from_files
+                        .or(from_sink)
+                        .or(self.delivered[i])
+                        .or(consumers.first().map(|c| c.1)),
                     delivered: self.delivered[i],
+                    consumers,
                     independent: s.independent(),
                     kernel_events,
                 }
@@ -344,6 +380,7 @@ impl Runner<'_> {
                 stats: stats.clone(),
                 events,
                 delivered: None,
+                consumers: Vec::new(),
                 independent: false,
                 kernel_events: if events.is_some() {
                     expect::kernel_events(&files, &file_counts, name)
@@ -387,6 +424,7 @@ impl Runner<'_> {
             end_time: kernel.map_or(0, |k| k.now().as_nanos() as u64 / 100),
             aborted: self.aborted,
             boots: self.boots,
+            checkpoints: self.checkpoints,
             inputs: self
                 .sc
                 .path

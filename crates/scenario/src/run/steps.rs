@@ -1,13 +1,13 @@
 //! The action interpreter: each action of the scenario — control calls, writes, OS steps —
 //! played on the kernel, its result checked against the action's `expect_error`.
 
-use super::{FileSlot, KEPT_PAYLOAD, KEPT_WRITES, KernelEvent, Runner, WriteRecord};
+use super::{FileSlot, KEPT_PAYLOAD, KEPT_WRITES, KernelEvent, Reg, Runner, WriteRecord};
 use crate::scenario::{
     ActionKind, EnableSpec, FileOp, FilterSpec, Payload, PidRef, ProcRef, ThreadSel, WriteSpec,
 };
 use etwsim::{
-    ConsumerOptions, CreateFile, EnableParams, EventDescriptor, EventFilter, JournalEntry,
-    JournalEvent, Kernel, Keyword, Level, LossCounter, MemorySink, Process, Target, Thread,
+    ClassicEvent, ConsumerOptions, CreateFile, EnableParams, EventDescriptor, EventFilter,
+    JournalEntry, JournalEvent, Kernel, Keyword, Level, MemorySink, Process, Target, Thread,
     TraceControl, Win32Error,
 };
 use etwsim_decode::mof;
@@ -126,56 +126,51 @@ impl Runner<'_> {
         Ok(())
     }
 
-    /// The caller of control calls on session `s`.
+    /// The caller of control calls on session `s`: the step's `as` process, else the
+    /// session's caller.
     fn caller(&self, kernel: &Kernel, s: usize) -> Process {
+        if let Some(p) = &self.acting {
+            return p.clone();
+        }
         self.process(kernel, self.sc.sessions[s].caller)
             .unwrap_or_else(|| kernel.system_process())
+    }
+
+    /// Who makes a ControlTrace call on session `s`: the step's `as` process, else its
+    /// caller, or — once that process has exited — LocalSystem. A session outlives the
+    /// process that started it, and any caller with the rights may control it by name
+    /// (SES-16).
+    fn controller(&self, kernel: &Kernel, s: usize) -> Process {
+        if let Some(p) = &self.acting {
+            return p.clone();
+        }
+        match self.process(kernel, self.sc.sessions[s].caller) {
+            Some(p) if !p.has_exited() => p,
+            _ => kernel.system_process(),
+        }
     }
 
     pub(super) fn act(&mut self, kernel: &Kernel, index: usize) {
         let sc = self.sc;
         let action = &sc.actions[index];
-        let result: Result<(), etwsim::Error> = match &action.kind {
-            ActionKind::Start(s) => self.start(kernel, *s),
-            ActionKind::Enable(e) => self.enable(kernel, e),
-            ActionKind::Disable { session, provider } => kernel.enable_trace_ex2(
-                &self.caller(kernel, *session),
-                Target::Name(&self.sc.sessions[*session].name),
-                self.sc.providers[*provider].guid,
-                etwsim::ControlCode::DisableProvider,
-                &EnableParams::default(),
-            ),
-            ActionKind::Write(w) => {
-                self.write(kernel, w);
-                Ok(())
-            }
-            ActionKind::Advance(d) => {
-                kernel.advance(*d);
-                Ok(())
-            }
-            ActionKind::RunLogger => {
-                kernel.run_pending();
-                Ok(())
-            }
-            ActionKind::Flush(s) => self.control(kernel, *s, TraceControl::Flush, None),
-            ActionKind::Update(s, u) => self.control(kernel, *s, TraceControl::Update, Some(u)),
-            ActionKind::Stop(s) => self.control(kernel, *s, TraceControl::Stop, None),
-            ActionKind::Consume(s) => self.consume(kernel, *s),
-            ActionKind::Exit(p, code) => {
-                if let Some(p) = self.processes.get(*p).cloned().flatten() {
-                    match code {
-                        Some(c) => p.exit_with(*c),
-                        None => p.exit(),
-                    }
+        self.acting = None;
+        let result: Result<(), etwsim::Error> = match action.as_process {
+            // `as`: a process that is not running cannot call.
+            Some(p) => match self.process(kernel, p) {
+                Some(proc_) => {
+                    self.acting = Some(proc_);
+                    Ok(())
                 }
-                Ok(())
-            }
-            ActionKind::Reboot => self.reboot(kernel),
-            other => self.os(kernel, other),
+                None => Err(Self::not_running("the `as` process")),
+            },
+            None => Ok(()),
         };
+        let result = result.and_then(|()| self.act_kind(kernel, &action.kind));
+        self.acting = None;
         let (line, key) = (action.line, action.key.clone());
         match (result, &action.expect_error) {
             (Ok(()), None) => {}
+            (Ok(()), Some(want)) if want.allows_success() => {}
             (Ok(()), Some(want)) => {
                 self.fail(line, &key, format!("expected {want}, but it succeeded"));
             }
@@ -206,6 +201,48 @@ impl Runner<'_> {
                     ),
                 );
             }
+        }
+    }
+
+    fn act_kind(&mut self, kernel: &Kernel, kind: &ActionKind) -> Result<(), etwsim::Error> {
+        match kind {
+            ActionKind::Start(s) => self.start(kernel, *s),
+            ActionKind::Enable(e) => self.enable(kernel, e),
+            ActionKind::Disable { session, provider } => kernel.enable_trace_ex2(
+                &self.caller(kernel, *session),
+                Target::Name(&self.sc.sessions[*session].name),
+                self.sc.providers[*provider].guid,
+                etwsim::ControlCode::DisableProvider,
+                &EnableParams::default(),
+            ),
+            ActionKind::Write(w) => {
+                self.write(kernel, w);
+                Ok(())
+            }
+            ActionKind::Advance(d) => {
+                kernel.advance(*d);
+                Ok(())
+            }
+            ActionKind::RunLogger => {
+                kernel.run_pending();
+                Ok(())
+            }
+            ActionKind::Flush(s) => self.control(kernel, *s, TraceControl::Flush, None),
+            ActionKind::Update(s, u) => self.control(kernel, *s, TraceControl::Update, Some(u)),
+            ActionKind::Stop(s) => self.control(kernel, *s, TraceControl::Stop, None),
+            ActionKind::Query(s) => self.control(kernel, *s, TraceControl::Query, None),
+            ActionKind::Consume(s, name) => self.consume(kernel, *s, name.as_deref()),
+            ActionKind::Exit(p, code) => {
+                if let Some(p) = self.processes.get(*p).cloned().flatten() {
+                    match code {
+                        Some(c) => p.exit_with(*c),
+                        None => p.exit(),
+                    }
+                }
+                Ok(())
+            }
+            ActionKind::Reboot => self.reboot(kernel),
+            other => self.os(kernel, other),
         }
     }
 
@@ -252,8 +289,8 @@ impl Runner<'_> {
         if let Some(sink) = &sink {
             b = b.sink(sink.clone());
         }
-        // Dropping the handle leaves the session running (SES-16); later calls name it.
-        drop(b.start()?);
+        // Control calls name the session (SES-16); the handle is kept for its statistics.
+        self.held[s] = Some(b.start()?);
         if sink.is_some() {
             self.sinks[s] = sink;
         }
@@ -283,8 +320,8 @@ impl Runner<'_> {
         kernel.enable_trace_ex2(
             &self.caller(kernel, e.session),
             Target::Name(&self.sc.sessions[e.session].name),
-            self.sc.providers[e.provider].guid,
-            etwsim::ControlCode::EnableProvider,
+            e.guid,
+            e.code,
             &params,
         )
     }
@@ -296,7 +333,7 @@ impl Runner<'_> {
         code: TraceControl,
         update: Option<&etwsim::SessionUpdate>,
     ) -> Result<(), etwsim::Error> {
-        let caller = self.caller(kernel, s);
+        let caller = self.controller(kernel, s);
         let props = kernel.control_trace(
             &caller,
             Target::Name(&self.sc.sessions[s].name),
@@ -307,21 +344,65 @@ impl Runner<'_> {
         Ok(())
     }
 
-    fn consume(&mut self, kernel: &Kernel, s: usize) -> Result<(), etwsim::Error> {
-        if self.consumers[s].is_none() {
+    fn consume(
+        &mut self,
+        kernel: &Kernel,
+        s: usize,
+        name: Option<&str>,
+    ) -> Result<(), etwsim::Error> {
+        let attached = match name {
+            None => self.consumers[s].is_some(),
+            Some(n) => self.named_consumers[s]
+                .iter()
+                .any(|(c, h, _)| c == n && h.is_some()),
+        };
+        if !attached {
             let caller = self.caller(kernel, s);
             let c = kernel.open_realtime(
                 &caller,
                 &self.sc.sessions[s].name,
                 ConsumerOptions::default(),
             )?;
-            self.consumers[s] = Some(c);
+            match name {
+                None => self.consumers[s] = Some(c),
+                Some(n) => match self.named_consumers[s].iter_mut().find(|(x, _, _)| x == n) {
+                    Some(slot) => slot.1 = Some(c),
+                    None => self.named_consumers[s].push((n.to_string(), Some(c), 0)),
+                },
+            }
         }
-        self.drain(s);
+        match name {
+            None => self.drain_unnamed(s),
+            Some(n) => self.drain_named(s, Some(n)),
+        }
         Ok(())
     }
 
+    /// Takes what session `s`'s consumers received so far: all of them.
     pub(super) fn drain(&mut self, s: usize) {
+        self.drain_named(s, None);
+        self.drain_unnamed(s);
+    }
+
+    /// Takes what the named consumer `only` (every named one when `None`) of session `s`
+    /// received so far.
+    fn drain_named(&mut self, s: usize, only: Option<&str>) {
+        for (name, c, n) in &mut self.named_consumers[s] {
+            if only.is_some_and(|o| o != name.as_str()) {
+                continue;
+            }
+            if let Some(c) = c {
+                *n += c
+                    .drain()
+                    .iter()
+                    .filter(|r| !r.is_lost_event_marker())
+                    .count() as u64;
+            }
+        }
+    }
+
+    /// Takes what session `s`'s unnamed consumer received so far.
+    fn drain_unnamed(&mut self, s: usize) {
         if let Some(c) = &mut self.consumers[s] {
             let records = c.drain();
             let n = records.iter().filter(|r| !r.is_lost_event_marker()).count() as u64;
@@ -354,11 +435,11 @@ impl Runner<'_> {
     }
 
     fn write(&mut self, kernel: &Kernel, w: &WriteSpec) {
-        let Some(provider) = self.regs[w.provider].get(w.reg).cloned().flatten() else {
+        let Some(reg) = self.regs[w.provider].get(w.reg).cloned().flatten() else {
             return;
         };
         let thread = self.thread(kernel, w);
-        let pid = provider.pid();
+        let pid = reg.pid();
         let mut payload = match &w.payload {
             Payload::Size(n) => vec![0u8; *n as usize],
             Payload::Bytes(b) => b.clone(),
@@ -368,38 +449,86 @@ impl Runner<'_> {
                 let k = (size as usize).min(4);
                 payload[..k].copy_from_slice(&(n as u32).to_le_bytes()[..k]);
             }
+            // `None`: no call was made.
             let result = {
                 let _on = thread.as_ref().map(Thread::enter);
-                if let Some(text) = &w.string {
-                    provider.write_string(w.descriptor.level, w.descriptor.keyword, text)
-                } else if w.inprivate || w.filter_mask != 0 {
-                    let flags = if w.inprivate {
-                        etwsim::EVENT_WRITE_FLAG_INPRIVATE
-                    } else {
-                        0
-                    };
-                    provider.write_ex(&w.descriptor, w.filter_mask, flags, None, None, &[&payload])
-                } else {
-                    provider.write(&w.descriptor, &[&payload])
+                match &*reg {
+                    Reg::Modern(provider) => Some(Self::write_modern(provider, w, &payload)),
+                    Reg::Classic(c, _) => match c.logger_handle() {
+                        // TraceEvent into the session that enabled it (GetTraceLoggerHandle).
+                        Some(logger) => Some(c.trace_event(
+                            logger,
+                            &ClassicEvent {
+                                class_type: w.descriptor.opcode.0,
+                                class_level: w.descriptor.level.0,
+                                class_version: u16::from(w.descriptor.version),
+                                guid: self.sc.providers[w.provider].guid,
+                                data: &[&payload],
+                            },
+                        )),
+                        // Not enabled: a classic provider checks its TraceOn flag and
+                        // makes no call.
+                        None => None,
+                    },
                 }
             };
-            let result = result.map_err(|e| e.win32_code());
-            self.writes_total += 1;
-            if let Err(code) = result {
-                match self.write_errors.iter_mut().find(|(c, _)| *c == code) {
-                    Some((_, n)) => *n += 1,
-                    None => self.write_errors.push((code, 1)),
+            if let Some(result) = result {
+                let result = result.map_err(|e| e.win32_code());
+                self.writes_total += 1;
+                if let Err(code) = result {
+                    match self.write_errors.iter_mut().find(|(c, _)| *c == code) {
+                        Some((_, n)) => *n += 1,
+                        None => self.write_errors.push((code, 1)),
+                    }
                 }
-            }
-            let new = self.collect(kernel);
-            if self.writes.len() < KEPT_WRITES {
-                let record = self.write_record(kernel, w, &thread, pid, result, new, &payload);
-                self.writes.push(record);
+                let new = self.collect(kernel);
+                if self.writes.len() < KEPT_WRITES {
+                    let record = self.write_record(kernel, w, &thread, pid, result, new, &payload);
+                    self.writes.push(record);
+                }
             }
             if let Some(every) = w.every {
                 kernel.advance(every);
                 self.collect(kernel);
             }
+        }
+    }
+
+    /// One EventWrite of `w`: EventWriteString, TraceLoggingWrite(Activity),
+    /// EventWriteEx, EventWriteTransfer or EventWrite, as its keys say.
+    fn write_modern(
+        provider: &etwsim::Provider,
+        w: &WriteSpec,
+        payload: &[u8],
+    ) -> Result<(), etwsim::Error> {
+        let (activity, related) = (w.activity_id.as_ref(), w.related_activity_id.as_ref());
+        if let Some(text) = &w.string {
+            provider.write_string(w.descriptor.level, w.descriptor.keyword, text)
+        } else if let Some(name) = &w.event_name {
+            let bytes = (!payload.is_empty()).then_some(payload);
+            provider.write_tracelogging_transfer(name, &w.descriptor, activity, related, |e| {
+                if let Some(b) = bytes {
+                    e.binary("Payload", b);
+                }
+            })
+        } else if w.inprivate || w.filter_mask != 0 {
+            let flags = if w.inprivate {
+                etwsim::EVENT_WRITE_FLAG_INPRIVATE
+            } else {
+                0
+            };
+            provider.write_ex(
+                &w.descriptor,
+                w.filter_mask,
+                flags,
+                activity,
+                related,
+                &[payload],
+            )
+        } else if activity.is_some() || related.is_some() {
+            provider.write_transfer(&w.descriptor, activity, related, &[payload])
+        } else {
+            provider.write(&w.descriptor, &[payload])
         }
     }
 
@@ -416,19 +545,10 @@ impl Runner<'_> {
     ) -> WriteRecord {
         let entries = self.journal.range(self.journal.len() - new..);
         let write = entries
-            .clone()
             .rev()
             .find(|e| matches!(e.event, JournalEvent::Write { .. }));
-        let lost_in: Vec<usize> = entries
-            .filter_map(|e| match &e.event {
-                JournalEvent::Loss {
-                    session,
-                    counter: LossCounter::EventsLost,
-                    ..
-                } => self.session_index(session),
-                _ => None,
-            })
-            .collect();
+        // The write's verdicts say which sessions stored it and which lost it (EVT-05…EVT-08;
+        // one withheld by EVT-09 did neither).
         let mut stored = Vec::new();
         let mut lost = Vec::new();
         if let Some(JournalEntry {
@@ -436,15 +556,14 @@ impl Runner<'_> {
             ..
         }) = write
         {
-            for v in verdicts.iter().filter(|v| v.recorded) {
+            for v in verdicts {
                 let Some(s) = self.session_index(&v.session_name) else {
                     continue;
                 };
-                let independent = self.sc.sessions.get(s).is_some_and(|x| x.independent());
-                if lost_in.contains(&s) {
-                    lost.push(s);
-                } else if result.is_ok() || independent {
+                if v.recorded {
                     stored.push(s);
+                } else if matches!(v.reason, etwsim::Reason::Lost { .. }) {
+                    lost.push(s);
                 }
             }
         }

@@ -4,14 +4,19 @@
 use super::{Loader, Names, ProcRef, ProvSpec, R};
 use crate::file::{EnableDef, FilterDef, NameFilterDef};
 use crate::values::{KeywordPart, KeywordValue, PidValue, resolve_flags};
-use etwsim::{EnableProperty, EventFilter, Guid, Keyword, Level, NameFilter};
+use etwsim::{ControlCode, EnableProperty, EventFilter, Guid, Keyword, Level, NameFilter};
 use std::ops::Range;
 use toml::Spanned;
 
 #[derive(Debug)]
 pub(crate) struct EnableSpec {
     pub session: usize,
-    pub provider: usize,
+    /// The provider, or `None` for a provider group (`group`, PRV-36).
+    pub provider: Option<usize>,
+    /// EnableTraceEx2's ProviderId: the provider's GUID or the group's.
+    pub guid: Guid,
+    /// EnableTraceEx2's ControlCode: ENABLE_PROVIDER, or CAPTURE_STATE (PRV-27).
+    pub code: ControlCode,
     pub level: u8,
     pub any: u64,
     pub all: u64,
@@ -46,13 +51,20 @@ impl Loader {
         kv: &KeywordValue,
         span: &Range<usize>,
         key: &str,
-        provider: &ProvSpec,
+        provider: Option<&ProvSpec>,
     ) -> R<u64> {
         let mut mask = 0u64;
         for part in &kv.0 {
             match part {
                 KeywordPart::Mask(m) => mask |= m,
                 KeywordPart::Name(n) => {
+                    let Some(provider) = provider else {
+                        return Err(self.err(
+                            span,
+                            key,
+                            format!("keyword name {n:?}: a provider group has no manifest (give a number)"),
+                        ));
+                    };
                     let Some(m) = &provider.manifest else {
                         return Err(self.err(
                             span,
@@ -83,8 +95,28 @@ impl Loader {
 
     pub(super) fn enable(&self, key: &str, e: &EnableDef, ctx: &Names<'_>) -> R<EnableSpec> {
         let session = ctx.session(self, &e.session, &format!("{key}.session"))?;
-        let provider = ctx.provider(self, &e.provider, &format!("{key}.provider"))?;
-        let p = &ctx.providers[provider];
+        let (provider, guid) = match (&e.provider, &e.group) {
+            (Some(p), None) => {
+                let i = ctx.provider(self, p, &format!("{key}.provider"))?;
+                (Some(i), ctx.providers[i].guid)
+            }
+            (None, Some(g)) => (None, g.get_ref().0),
+            (Some(p), Some(_)) => {
+                return Err(self.err(
+                    &p.span(),
+                    format!("{key}.provider"),
+                    "give `provider` or `group`, not both",
+                ));
+            }
+            (None, None) => {
+                return Err(self.err(
+                    &e.session.span(),
+                    format!("{key}.provider"),
+                    "an enable needs `provider` (or `group`, a provider group's GUID)",
+                ));
+            }
+        };
+        let p = provider.map(|i| &ctx.providers[i]);
         let any = match &e.any {
             Some(a) => self.keyword(a.get_ref(), &a.span(), &format!("{key}.any"), p)?,
             None => 0,
@@ -105,6 +137,15 @@ impl Loader {
             ),
             None => EnableProperty::empty(),
         };
+        if let Some(g) = &e.group {
+            if !properties.contains(EnableProperty::PROVIDER_GROUP) {
+                return Err(self.err(
+                    &g.span(),
+                    format!("{key}.group"),
+                    "a group is enabled with `properties = [\"PROVIDER_GROUP\"]` (PRV-36): give it",
+                ));
+            }
+        }
         let filters = match &e.filter {
             Some(f) => self.filters(f.get_ref(), &f.span(), &format!("{key}.filter"), p, ctx)?,
             None => Vec::new(),
@@ -112,6 +153,8 @@ impl Loader {
         Ok(EnableSpec {
             session,
             provider,
+            guid,
+            code: ControlCode::EnableProvider,
             level: e.level.map_or(0, |l| l.0),
             any,
             all,
@@ -126,7 +169,7 @@ impl Loader {
         n: &NameFilterDef,
         span: &Range<usize>,
         key: &str,
-        p: &ProvSpec,
+        p: Option<&ProvSpec>,
     ) -> R<NameFilter> {
         Ok(NameFilter {
             match_any: Keyword(match &n.any {
@@ -167,7 +210,7 @@ impl Loader {
         f: &FilterDef,
         span: &Range<usize>,
         key: &str,
-        p: &ProvSpec,
+        p: Option<&ProvSpec>,
         ctx: &Names<'_>,
     ) -> R<Vec<FilterSpec>> {
         let mut out = Vec::new();

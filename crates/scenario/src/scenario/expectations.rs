@@ -1,5 +1,7 @@
 //! The `[[expect.…]]` tables: what each expectation checks after the run (sessions'
-//! counters, totals, callbacks, files, journal entries, kernel events, boots).
+//! counters, totals, callbacks, files, journal entries, kernel events, boots) — or, for
+//! `[[expect.session]]` and `[[expect.journal]]` with `after`, right after a named step.
+//! Counts are exact or bounded (`Bound`, from a [`CountValue`]).
 
 use super::sessions::mode_names;
 use super::{ErrorMatch, Loader, MAX_EXPECTATIONS, Names, R};
@@ -7,7 +9,7 @@ use crate::file::{
     ExpectBoot, ExpectCallbacks, ExpectFile, ExpectJournal, ExpectKernel, ExpectSession,
     ExpectTotal, ScenarioFile,
 };
-use crate::values::{FlagsValue, resolve_flags};
+use crate::values::{CountValue, FlagsValue, resolve_flags};
 use etwsim::Guid;
 use etwsim_decode::fileio::Policy;
 use etwsim_decode::mof::{self, MofClass};
@@ -47,6 +49,7 @@ pub(crate) enum CallbackField {
     Any,
     All,
     SourceId,
+    FilterDataSize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +57,7 @@ pub(crate) enum FileField {
     Exists,
     Records,
     EventsLost,
+    Size,
 }
 
 /// Which journal entries an `[[expect.journal]]` counts.
@@ -75,23 +79,42 @@ pub(crate) enum Bound {
     Exactly(u64),
     AtLeast(u64),
     AtMost(u64),
+    Between(u64, u64),
+}
+
+impl From<CountValue> for Bound {
+    fn from(c: CountValue) -> Bound {
+        match (c.at_least, c.at_most) {
+            (Some(lo), Some(hi)) if lo == hi => Bound::Exactly(lo),
+            (Some(lo), Some(hi)) => Bound::Between(lo, hi),
+            (Some(lo), None) => Bound::AtLeast(lo),
+            (None, Some(hi)) => Bound::AtMost(hi),
+            (None, None) => Bound::AtLeast(0),
+        }
+    }
 }
 
 #[derive(Debug)]
 pub(crate) enum Check {
     Session {
-        session: usize,
+        /// The declared session, or `None` for a session a boot started, found by `name`.
+        session: Option<usize>,
+        name: String,
         field: SessionField,
-        expected: u64,
+        expected: Bound,
+        /// The consumer `delivered` counts (`None`: all of them).
+        consumer: Option<String>,
+        /// The named step after which it is checked (`None`: at the end).
+        after: Option<String>,
     },
     Total {
         field: TotalField,
-        expected: u64,
+        expected: Bound,
     },
     CallbackCount {
         provider: usize,
         reg: usize,
-        expected: u64,
+        expected: Bound,
     },
     CallbackValue {
         provider: usize,
@@ -100,14 +123,36 @@ pub(crate) enum Check {
         field: CallbackField,
         expected: u128,
     },
+    CallbackFilterData {
+        provider: usize,
+        reg: usize,
+        index: Option<u64>,
+        expected: Vec<u8>,
+    },
     File {
         path: String,
         field: FileField,
-        expected: u64,
+        expected: Bound,
+    },
+    /// The ids (`cpus`: false) or CPUs (`cpus`: true) of a file's EVENT_HEADER records.
+    FileRecords {
+        path: String,
+        cpus: bool,
+        expected: Vec<u16>,
+    },
+    /// How many of a file's EVENT_HEADER records have an extended item of type `ext`
+    /// (`flag`: false), or the header flag `ext` (`flag`: true).
+    FileRecordsWith {
+        path: String,
+        flag: bool,
+        bits: u16,
+        expected: Bound,
     },
     Journal {
         matcher: JournalMatch,
         bound: Bound,
+        /// The named step after which it is checked (`None`: at the end).
+        after: Option<String>,
     },
     Kernel {
         session: usize,
@@ -164,6 +209,44 @@ pub(crate) enum BootField {
     ProviderAny(Guid, u64),
 }
 
+/// `EVENT_HEADER_EXT_TYPE_*` names, for `[[expect.file]] extended_items`.
+const EXT_TYPES: [(&str, u16); 18] = {
+    use etwsim::record::ext_type as t;
+    [
+        ("RELATED_ACTIVITYID", t::RELATED_ACTIVITYID),
+        ("SID", t::SID),
+        ("TS_ID", t::TS_ID),
+        ("INSTANCE_INFO", t::INSTANCE_INFO),
+        ("STACK_TRACE32", t::STACK_TRACE32),
+        ("STACK_TRACE64", t::STACK_TRACE64),
+        ("PEBS_INDEX", t::PEBS_INDEX),
+        ("PMC_COUNTERS", t::PMC_COUNTERS),
+        ("PSM_KEY", t::PSM_KEY),
+        ("EVENT_KEY", t::EVENT_KEY),
+        ("EVENT_SCHEMA_TL", t::EVENT_SCHEMA_TL),
+        ("PROV_TRAITS", t::PROV_TRAITS),
+        ("PROCESS_START_KEY", t::PROCESS_START_KEY),
+        ("CONTROL_GUID", t::CONTROL_GUID),
+        ("QPC_DELTA", t::QPC_DELTA),
+        ("CONTAINER_ID", t::CONTAINER_ID),
+        ("STACK_KEY32", t::STACK_KEY32),
+        ("STACK_KEY64", t::STACK_KEY64),
+    ]
+};
+
+/// The `EVENT_HEADER_FLAG_*` a file keeps (the others a consumer derives), for
+/// `[[expect.file]] header_flags`.
+const HEADER_FLAGS: [(&str, u16); 5] = {
+    use etwsim::record::header_flags as f;
+    [
+        ("EXTENDED_INFO", f::EXTENDED_INFO),
+        ("PRIVATE_SESSION", f::PRIVATE_SESSION),
+        ("STRING_ONLY", f::STRING_ONLY),
+        ("TRACE_MESSAGE", f::TRACE_MESSAGE),
+        ("NO_CPUTIME", f::NO_CPUTIME),
+    ]
+};
+
 /// The journal entry kinds, as `kind` names them.
 pub(crate) const JOURNAL_KINDS: [&str; 6] = [
     "Control",
@@ -175,10 +258,16 @@ pub(crate) const JOURNAL_KINDS: [&str; 6] = [
 ];
 
 impl Loader {
-    pub(super) fn expectations(&self, f: &ScenarioFile, ctx: &Names<'_>) -> R<Vec<Expectation>> {
+    pub(super) fn expectations(
+        &self,
+        f: &ScenarioFile,
+        ctx: &Names<'_>,
+        step_names: &[&str],
+    ) -> R<Vec<Expectation>> {
         let mut out = Vec::new();
+        let registry = f.machine.registry.is_some() || f.machine.registry_text.is_some();
         for (i, e) in f.expect.session.iter().enumerate() {
-            self.expect_session(i, e, ctx, &mut out)?;
+            self.expect_session(i, e, ctx, step_names, registry, &mut out)?;
         }
         for (i, e) in f.expect.total.iter().enumerate() {
             self.expect_total(i, e, &mut out)?;
@@ -190,7 +279,7 @@ impl Loader {
             self.expect_file(i, e, &mut out)?;
         }
         for (i, e) in f.expect.journal.iter().enumerate() {
-            self.expect_journal(i, e, ctx, &mut out)?;
+            self.expect_journal(i, e, ctx, step_names, &mut out)?;
         }
         for (i, e) in f.expect.kernel.iter().enumerate() {
             self.expect_kernel(i, e, ctx, &mut out)?;
@@ -226,18 +315,86 @@ impl Loader {
         Ok(out)
     }
 
+    /// `after`: the name of a named step (its `name`).
+    fn after(
+        &self,
+        after: Option<&Spanned<String>>,
+        key: &str,
+        step_names: &[&str],
+    ) -> R<Option<String>> {
+        let Some(a) = after else {
+            return Ok(None);
+        };
+        let n = a.get_ref().trim();
+        if !step_names.contains(&n) {
+            return Err(self.err(
+                &a.span(),
+                format!("{key}.after"),
+                format!(
+                    "no step named {n:?} (a step is named with `name = \"…\"`; named: {})",
+                    if step_names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        step_names.join(", ")
+                    }
+                ),
+            ));
+        }
+        Ok(Some(n.to_string()))
+    }
+
     fn expect_session(
         &self,
         i: usize,
         e: &Spanned<ExpectSession>,
         ctx: &Names<'_>,
+        step_names: &[&str],
+        registry: bool,
         out: &mut Vec<Expectation>,
     ) -> R<()> {
         let key = format!("expect.session[{}]", i + 1);
         let d = e.get_ref();
-        let session = ctx.session(self, &d.name, &format!("{key}.name"))?;
-        let name = &ctx.sessions[session].name;
+        // A name no [[session]] declares is a boot session's, on a machine booted from a
+        // registry (AutoLoggers, the Global Logger): found by name after the run.
+        let declared = ctx
+            .sessions
+            .iter()
+            .any(|s| s.name.eq_ignore_ascii_case(d.name.get_ref().trim()));
+        let session = if declared || !registry {
+            Some(ctx.session(self, &d.name, &format!("{key}.name"))?)
+        } else {
+            None
+        };
+        let name = &session.map_or_else(
+            || d.name.get_ref().trim().to_string(),
+            |s| ctx.sessions[s].name.clone(),
+        );
+        if session.is_none() && (d.delivered.is_some() || d.consumer.is_some()) {
+            return Err(self.err(
+                &d.name.span(),
+                format!("{key}.delivered"),
+                format!("{name:?} is no [[session]] of the scenario (a boot session's, if any): it has no consumer, so no `delivered`"),
+            ));
+        }
         let line = self.source.line(&e.span());
+        let after = self.after(d.after.as_ref(), &key, step_names)?;
+        let consumer = d.consumer.as_ref().map(|c| c.get_ref().trim().to_string());
+        if let Some(c) = &d.consumer {
+            if d.delivered.is_none() {
+                return Err(self.err(
+                    &c.span(),
+                    format!("{key}.consumer"),
+                    "`consumer` says whose `delivered` is checked: give `delivered` too",
+                ));
+            }
+        }
+        let prefix = after
+            .as_ref()
+            .map_or_else(String::new, |a| format!("after step {a:?}: "));
+        let delivered_what = match &consumer {
+            Some(c) => format!("events delivered to its consumer {c:?}"),
+            None => "events delivered to its consumer".to_string(),
+        };
         let fields = [
             (SessionField::Events, d.events, "events recorded"),
             (SessionField::EventsLost, d.events_lost, "EventsLost"),
@@ -259,7 +416,7 @@ impl Loader {
             (
                 SessionField::Delivered,
                 d.delivered,
-                "events delivered to its consumer",
+                delivered_what.as_str(),
             ),
         ];
         let before = out.len();
@@ -267,11 +424,16 @@ impl Loader {
             if let Some(expected) = value {
                 out.push(Expectation {
                     line,
-                    what: format!("session {name}: {what}"),
+                    what: format!("{prefix}session {name}: {what}"),
                     check: Check::Session {
                         session,
+                        name: name.clone(),
                         field,
-                        expected,
+                        expected: expected.into(),
+                        consumer: consumer
+                            .clone()
+                            .filter(|_| field == SessionField::Delivered),
+                        after: after.clone(),
                     },
                 });
             }
@@ -313,7 +475,10 @@ impl Loader {
                 out.push(Expectation {
                     line,
                     what: format!("total: {what}"),
-                    check: Check::Total { field, expected },
+                    check: Check::Total {
+                        field,
+                        expected: expected.into(),
+                    },
                 });
             }
         }
@@ -371,7 +536,7 @@ impl Loader {
                 check: Check::CallbackCount {
                     provider,
                     reg,
-                    expected,
+                    expected: expected.into(),
                 },
             });
         }
@@ -401,6 +566,11 @@ impl Loader {
                 d.source_id.map(|g| g.0.as_u128()),
                 "SourceId",
             ),
+            (
+                CallbackField::FilterDataSize,
+                d.filter_data_size.map(u128::from),
+                "FilterData size",
+            ),
         ] {
             if let Some(expected) = value {
                 out.push(Expectation {
@@ -416,8 +586,21 @@ impl Loader {
                 });
             }
         }
+        if let Some(h) = &d.filter_data {
+            let expected = self.hex(h.get_ref(), &h.span(), &format!("{key}.filter_data"))?;
+            out.push(Expectation {
+                line,
+                what: format!("provider {}: {which}'s FilterData", p.name),
+                check: Check::CallbackFilterData {
+                    provider,
+                    reg,
+                    index,
+                    expected,
+                },
+            });
+        }
         if out.len() == before {
-            return Err(self.err(&e.span(), key, "an expectation with nothing to check: give count, is_enabled, level, any, all or source_id"));
+            return Err(self.err(&e.span(), key, "an expectation with nothing to check: give count, is_enabled, level, any, all, source_id, filter_data_size or filter_data"));
         }
         Ok(())
     }
@@ -428,13 +611,18 @@ impl Loader {
         let line = self.source.line(&e.span());
         let before = out.len();
         for (field, value, what) in [
-            (FileField::Exists, d.exists.map(u64::from), "exists"),
-            (FileField::Records, d.records, "records"),
+            (
+                FileField::Exists,
+                d.exists.map(|b| Bound::Exactly(u64::from(b))),
+                "exists",
+            ),
+            (FileField::Records, d.records.map(Bound::from), "records"),
             (
                 FileField::EventsLost,
-                d.events_lost,
+                d.events_lost.map(Bound::from),
                 "EventsLost in its header",
             ),
+            (FileField::Size, d.size.map(Bound::from), "size in bytes"),
         ] {
             if let Some(expected) = value {
                 out.push(Expectation {
@@ -448,11 +636,74 @@ impl Loader {
                 });
             }
         }
+        for (cpus, list, what) in [(false, &d.ids, "event ids"), (true, &d.cpus, "CPUs")] {
+            if let Some(expected) = list {
+                out.push(Expectation {
+                    line,
+                    what: format!("file {path}: its events' {what} in order"),
+                    check: Check::FileRecords {
+                        path: path.clone(),
+                        cpus,
+                        expected: expected.clone(),
+                    },
+                });
+            }
+        }
+        let key = format!("expect.file[{}]", i + 1);
+        for (flag, table) in [(false, &d.extended_items), (true, &d.header_flags)] {
+            let Some(table) = table else { continue };
+            let (names, k, prefix, what): (&[(&str, u16)], _, _, _) = if flag {
+                (
+                    &HEADER_FLAGS,
+                    "header_flags",
+                    "EVENT_HEADER_FLAG_",
+                    "header flag",
+                )
+            } else {
+                (
+                    &EXT_TYPES,
+                    "extended_items",
+                    "EVENT_HEADER_EXT_TYPE_",
+                    "extended item",
+                )
+            };
+            for (name, count) in table.get_ref() {
+                let n = name.trim().to_ascii_uppercase();
+                let n = n.strip_prefix(prefix).unwrap_or(&n);
+                let bits = names
+                    .iter()
+                    .find(|(x, _)| *x == n)
+                    .map(|(_, b)| *b)
+                    .or_else(|| {
+                        crate::values::parse_u64(n)
+                            .and_then(|v| u16::try_from(v).ok())
+                            .filter(|_| !flag)
+                    })
+                    .ok_or_else(|| {
+                        let known: Vec<&str> = names.iter().map(|(x, _)| *x).collect();
+                        self.err(
+                            &table.span(),
+                            format!("{key}.{k}"),
+                            format!("unknown {what} {name:?} (known: {})", known.join(", ")),
+                        )
+                    })?;
+                out.push(Expectation {
+                    line,
+                    what: format!("file {path}: events with the {what} {n}"),
+                    check: Check::FileRecordsWith {
+                        path: path.clone(),
+                        flag,
+                        bits,
+                        expected: (*count).into(),
+                    },
+                });
+            }
+        }
         if out.len() == before {
             return Err(self.err(
                 &e.span(),
                 format!("expect.file[{}]", i + 1),
-                "an expectation with nothing to check: give exists, records or events_lost",
+                "an expectation with nothing to check: give exists, records, events_lost, size, ids, cpus, extended_items or header_flags",
             ));
         }
         Ok(())
@@ -634,7 +885,8 @@ impl Loader {
         }
         if let Some(v) = d.status.as_ref() {
             fields.push(BootField::Status(
-                self.error_match(Some(v)).unwrap_or(ErrorMatch::Code(0)),
+                self.error_match(Some(v), false, &format!("{key}.status"))?
+                    .unwrap_or(ErrorMatch::Code(0)),
             ));
         }
         if let Some(v) = &d.log_file {
@@ -690,10 +942,12 @@ impl Loader {
         i: usize,
         e: &Spanned<ExpectJournal>,
         ctx: &Names<'_>,
+        step_names: &[&str],
         out: &mut Vec<Expectation>,
     ) -> R<()> {
         let key = format!("expect.journal[{}]", i + 1);
         let d = e.get_ref();
+        let after = self.after(d.after.as_ref(), &key, step_names)?;
         let kind = JOURNAL_KINDS
             .iter()
             .find(|k| k.eq_ignore_ascii_case(d.kind.get_ref().trim()))
@@ -731,7 +985,10 @@ impl Loader {
             result: d.result.clone(),
             contains: d.contains.clone(),
         };
-        let mut what = format!("journal: {kind} entries");
+        let mut what = match &after {
+            Some(a) => format!("after step {a:?}: journal: {kind} entries"),
+            None => format!("journal: {kind} entries"),
+        };
         for (k, v) in [
             ("session", &d.session),
             (
@@ -752,7 +1009,11 @@ impl Loader {
         out.push(Expectation {
             line: self.source.line(&e.span()),
             what,
-            check: Check::Journal { matcher, bound },
+            check: Check::Journal {
+                matcher,
+                bound,
+                after,
+            },
         });
         Ok(())
     }

@@ -22,7 +22,7 @@ pub(crate) use expectations::{
     SessionField, TotalField,
 };
 pub(crate) use processes::ProcSpec;
-pub(crate) use providers::ProvSpec;
+pub(crate) use providers::{ProvKind, ProvSpec};
 pub(crate) use sessions::SessSpec;
 pub(crate) use steps::{ActionKind, FileOp};
 pub(crate) use writes::{Payload, ThreadSel, WriteSpec};
@@ -114,6 +114,10 @@ pub(crate) struct Action {
     pub key: String,
     pub kind: ActionKind,
     pub expect_error: Option<ErrorMatch>,
+    /// The step's `name`, for expectations checked `after` it.
+    pub name: Option<String>,
+    /// `as`: the process that makes the control call instead of the session's caller.
+    pub as_process: Option<ProcRef>,
 }
 
 /// A Win32 error a control step expects.
@@ -121,6 +125,23 @@ pub(crate) struct Action {
 pub(crate) enum ErrorMatch {
     Code(u32),
     Name(String),
+    /// `"any"`: the call must fail, with any error.
+    Any,
+    /// `"ok_or_any"`: the call may succeed or fail; either is the step's success.
+    OkOrAny,
+}
+
+/// The spellings of [`ErrorMatch::Any`] and [`ErrorMatch::OkOrAny`].
+pub(crate) const ANY_ERROR: &str = "any";
+pub(crate) const OK_OR_ANY_ERROR: &str = "ok_or_any";
+
+/// The code of a Win32 error name etwsim knows (`ERROR_ACCESS_DENIED`), case-insensitively.
+fn error_code_of(name: &str) -> Option<u32> {
+    (0..=0xFFFF).find(|c| {
+        etwsim::Win32Error(*c)
+            .name()
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+    })
 }
 
 impl ErrorMatch {
@@ -128,7 +149,13 @@ impl ErrorMatch {
         match self {
             ErrorMatch::Code(c) => e.0 == *c,
             ErrorMatch::Name(n) => e.name().is_some_and(|x| x.eq_ignore_ascii_case(n)),
+            ErrorMatch::Any | ErrorMatch::OkOrAny => true,
         }
+    }
+
+    /// Whether success is the step's success too.
+    pub(crate) fn allows_success(&self) -> bool {
+        matches!(self, ErrorMatch::OkOrAny)
     }
 }
 
@@ -137,6 +164,8 @@ impl std::fmt::Display for ErrorMatch {
         match self {
             ErrorMatch::Code(c) => write!(f, "error {c}"),
             ErrorMatch::Name(n) => f.write_str(n),
+            ErrorMatch::Any => f.write_str("an error (any)"),
+            ErrorMatch::OkOrAny => f.write_str("success or any error"),
         }
     }
 }
@@ -318,6 +347,8 @@ impl Loader {
                     key: format!("session[{}]", i + 1),
                     kind: ActionKind::Start(sessions.len()),
                     expect_error: None,
+                    name: None,
+                    as_process: None,
                 });
             }
             sessions.push(spec);
@@ -332,17 +363,37 @@ impl Loader {
             let spec = self.enable(&key, e.get_ref(), &ctx)?;
             actions.push(Action {
                 line: self.source.line(&e.span()),
-                key,
+                key: key.clone(),
                 kind: ActionKind::Enable(spec),
-                expect_error: self.error_match(e.get_ref().expect_error.as_ref()),
+                expect_error: self.error_match(
+                    e.get_ref().expect_error.as_ref(),
+                    true,
+                    &format!("{key}.expect_error"),
+                )?,
+                name: None,
+                as_process: None,
             });
         }
         let mut budget = Budget::default();
         let mut os = OsState::new(registry.is_some());
         for (i, s) in f.step.iter().enumerate() {
-            actions.push(self.step(i, s, &ctx, cpus, &mut budget, &mut os)?);
+            let action = self.step(i, s, &ctx, cpus, &mut budget, &mut os)?;
+            if let (Some(n), Some(spanned)) = (&action.name, &s.get_ref().name) {
+                if actions
+                    .iter()
+                    .any(|a: &Action| a.name.as_deref() == Some(n.as_str()))
+                {
+                    return Err(self.err(
+                        &spanned.span(),
+                        format!("step[{}].name", i + 1),
+                        format!("a second step named {n:?}: step names are unique"),
+                    ));
+                }
+            }
+            actions.push(action);
         }
-        let expectations = self.expectations(&f, &ctx)?;
+        let step_names: Vec<&str> = actions.iter().filter_map(|a| a.name.as_deref()).collect();
+        let expectations = self.expectations(&f, &ctx, &step_names)?;
         if actions.is_empty() && expectations.is_empty() && registry.is_none() {
             return Err(self.source.error(
                 &(0..0),
@@ -422,11 +473,43 @@ impl Loader {
         None
     }
 
-    fn error_match(&self, e: Option<&Spanned<NameOrNumber>>) -> Option<ErrorMatch> {
-        e.map(|e| match e.get_ref() {
+    /// An `expect_error` (or `status`) value: a Win32 error name etwsim knows or a number —
+    /// and, where `any` is true, `"any"` or `"ok_or_any"`.
+    fn error_match(
+        &self,
+        e: Option<&Spanned<NameOrNumber>>,
+        any: bool,
+        key: &str,
+    ) -> R<Option<ErrorMatch>> {
+        let Some(e) = e else {
+            return Ok(None);
+        };
+        Ok(Some(match e.get_ref() {
             NameOrNumber::Number(n) => ErrorMatch::Code(u32::try_from(*n).unwrap_or(u32::MAX)),
-            NameOrNumber::Name(n) => ErrorMatch::Name(n.clone()),
-        })
+            NameOrNumber::Name(n) if any && n.eq_ignore_ascii_case(ANY_ERROR) => ErrorMatch::Any,
+            NameOrNumber::Name(n) if any && n.eq_ignore_ascii_case(OK_OR_ANY_ERROR) => {
+                ErrorMatch::OkOrAny
+            }
+            NameOrNumber::Name(n) => {
+                if error_code_of(n).is_none() {
+                    let also = if any {
+                        format!(
+                            ", {ANY_ERROR:?} (any failure) or {OK_OR_ANY_ERROR:?} (success or any failure)"
+                        )
+                    } else {
+                        String::new()
+                    };
+                    return Err(self.err(
+                        &e.span(),
+                        key,
+                        format!(
+                            "unknown error {n:?}: give a Win32 error name (\"ERROR_ACCESS_DENIED\"), a number{also}"
+                        ),
+                    ));
+                }
+                ErrorMatch::Name(n.clone())
+            }
+        }))
     }
 }
 

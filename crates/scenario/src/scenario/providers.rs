@@ -15,6 +15,21 @@ pub(crate) struct ProvSpec {
     pub guid: Guid,
     pub manifest: Option<manifest::Provider>,
     pub regs: Vec<ProcRef>,
+    pub kind: ProvKind,
+    /// The provider group it joins (its traits' group, PRV-36).
+    pub group: Option<Guid>,
+}
+
+/// How a provider registers and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ProvKind {
+    /// EventRegister; EventWrite (manifest-based, or no metadata at all).
+    Manifest,
+    /// TraceLoggingRegister (EventRegister, then its traits with its name); writes may be
+    /// TraceLogging events with a name (`event_name`).
+    TraceLogging,
+    /// RegisterTraceGuids; TraceEvent into the session that enabled it (PRV-22).
+    Classic,
 }
 
 impl Loader {
@@ -126,12 +141,40 @@ impl Loader {
                 ));
             }
         };
+        let kind = match &d.kind {
+            None => ProvKind::Manifest,
+            Some(k) => match k.get_ref().trim().to_ascii_lowercase().as_str() {
+                "manifest" | "eventregister" => ProvKind::Manifest,
+                "tracelogging" => ProvKind::TraceLogging,
+                "classic" | "registertraceguids" => ProvKind::Classic,
+                other => {
+                    return Err(self.err(
+                        &k.span(),
+                        format!("{key}.kind"),
+                        format!("unknown kind {other:?}: use \"manifest\" (the default), \"tracelogging\" or \"classic\""),
+                    ));
+                }
+            },
+        };
+        let group = d.group.map(|g| g.0);
+        if group.is_some() && kind == ProvKind::Classic {
+            return Err(self.err(
+                &p.span(),
+                format!("{key}.group"),
+                "a classic provider has no traits, so no group: groups are for EventRegister providers (PRV-36)",
+            ));
+        }
+        if group == Some(Guid::NULL) {
+            return Err(self.err(&p.span(), format!("{key}.group"), "GUID_NULL is no group"));
+        }
         Ok(ProvSpec {
             line: self.source.line(&p.span()),
             name,
             guid,
             manifest,
             regs,
+            kind,
+            group,
         })
     }
 

@@ -26,7 +26,9 @@ pub(crate) enum ActionKind {
     Flush(usize),
     Update(usize, SessionUpdate),
     Stop(usize),
-    Consume(usize),
+    Query(usize),
+    /// A session, and which of its consumers (`None`: the default one).
+    Consume(usize, Option<String>),
     Exit(usize, Option<i32>),
     Reboot,
     Spawn(usize),
@@ -123,9 +125,14 @@ impl Loader {
                 "string",
                 "inprivate",
                 "filter_mask",
+                "activity_id",
+                "related_activity_id",
+                "event_name",
             ],
             "enable" => &[
                 "provider",
+                "group",
+                "code",
                 "level",
                 "any",
                 "all",
@@ -133,8 +140,9 @@ impl Loader {
                 "source_id",
                 "filter",
                 "expect_error",
+                "as",
             ],
-            "disable" => &["provider", "expect_error"],
+            "disable" => &["provider", "expect_error", "as"],
             "update" => &[
                 "flush_timer",
                 "maximum_buffers",
@@ -142,8 +150,10 @@ impl Loader {
                 "real_time",
                 "enable_flags",
                 "expect_error",
+                "as",
             ],
-            "flush" | "stop" | "start" | "consume" => &["expect_error"],
+            "flush" | "stop" | "start" | "query" => &["expect_error", "as"],
+            "consume" => &["consumer", "expect_error", "as"],
             "open_file" => &["process", "thread", "handle"],
             "create_file" => &["process", "thread", "handle", "disposition"],
             "file_read" | "file_write" | "paging_write" => &["offset", "size", "thread"],
@@ -355,8 +365,22 @@ impl Loader {
             }
             "flush" => ActionKind::Flush(ctx.session(self, target, &akey)?),
             "stop" => ActionKind::Stop(ctx.session(self, target, &akey)?),
+            "query" => ActionKind::Query(ctx.session(self, target, &akey)?),
             "start" => ActionKind::Start(ctx.session(self, target, &akey)?),
-            "consume" => ActionKind::Consume(ctx.session(self, target, &akey)?),
+            "consume" => {
+                let consumer = match &d.consumer {
+                    Some(c) if c.get_ref().trim().is_empty() => {
+                        return Err(self.err(
+                            &c.span(),
+                            format!("{key}.consumer"),
+                            "a consumer's name cannot be empty",
+                        ));
+                    }
+                    Some(c) => Some(c.get_ref().trim().to_string()),
+                    None => None,
+                };
+                ActionKind::Consume(ctx.session(self, target, &akey)?, consumer)
+            }
             "exit" => match self.proc_ref(target, &akey, ctx.processes)? {
                 Some(p) => ActionKind::Exit(p, d.exit_code),
                 None => return Err(self.err(&span, akey, "the System process never exits")),
@@ -379,23 +403,31 @@ impl Loader {
                 )
             }
             "enable" | "disable" => {
-                let Some(provider) = &d.provider else {
-                    return Err(self.err(
-                        &span,
-                        format!("{key}.provider"),
-                        format!("an `{action}` step needs `provider`"),
-                    ));
-                };
                 let session = target;
                 if action == "disable" {
+                    let Some(provider) = &d.provider else {
+                        return Err(self.err(
+                            &span,
+                            format!("{key}.provider"),
+                            "a `disable` step needs `provider`",
+                        ));
+                    };
                     ActionKind::Disable {
                         session: ctx.session(self, session, &akey)?,
                         provider: ctx.provider(self, provider, &format!("{key}.provider"))?,
                     }
                 } else {
+                    if d.provider.is_none() && d.group.is_none() {
+                        return Err(self.err(
+                            &span,
+                            format!("{key}.provider"),
+                            "an `enable` step needs `provider` (or `group`, a provider group's GUID)",
+                        ));
+                    }
                     let def = EnableDef {
                         session: session.clone(),
-                        provider: provider.clone(),
+                        provider: d.provider.clone(),
+                        group: d.group.clone(),
                         level: d.level,
                         any: d.any.clone(),
                         all: d.all.clone(),
@@ -410,21 +442,66 @@ impl Loader {
                             f.get_ref(),
                             &f.span(),
                             &format!("{key}.filter"),
-                            &ctx.providers[spec.provider],
+                            spec.provider.map(|p| &ctx.providers[p]),
                             ctx,
                         )?;
+                    }
+                    if let Some(c) = &d.code {
+                        spec.code = self.enable_code(c, &format!("{key}.code"))?;
                     }
                     ActionKind::Enable(spec)
                 }
             }
             other => return Err(self.err(&span, key, format!("unknown action {other}"))),
         };
+        let name = match &d.name {
+            Some(n) if n.get_ref().trim().is_empty() => {
+                return Err(self.err(
+                    &n.span(),
+                    format!("{key}.name"),
+                    "a step's name cannot be empty",
+                ));
+            }
+            Some(n) => Some(n.get_ref().trim().to_string()),
+            None => None,
+        };
+        let as_process = d
+            .as_process
+            .as_ref()
+            .map(|p| self.proc_ref(p, &format!("{key}.as"), ctx.processes))
+            .transpose()?;
         Ok(Action {
             line,
             key: akey,
             kind,
-            expect_error: self.error_match(d.expect_error.as_ref()),
+            expect_error: self.error_match(
+                d.expect_error.as_ref(),
+                true,
+                &format!("{key}.expect_error"),
+            )?,
+            name,
+            as_process,
         })
+    }
+
+    /// An `enable` step's `code`: EnableTraceEx2's ControlCode.
+    fn enable_code(&self, c: &Spanned<String>, key: &str) -> R<etwsim::ControlCode> {
+        match c
+            .get_ref()
+            .trim()
+            .to_ascii_lowercase()
+            .trim_start_matches("event_control_code_")
+        {
+            "enable_provider" | "enable" => Ok(etwsim::ControlCode::EnableProvider),
+            "capture_state" => Ok(etwsim::ControlCode::CaptureState),
+            other => Err(self.err(
+                &c.span(),
+                key,
+                format!(
+                    "unknown code {other:?}: use \"enable_provider\" (the default) or \"capture_state\" (a `disable` step disables)"
+                ),
+            )),
+        }
     }
 
     /// A named thread of `process` (its `threads`).
@@ -672,7 +749,7 @@ impl Budget {
 
 impl StepDef {
     /// Every action key, in the order the docs list them.
-    pub(crate) const ACTIONS: [&'static str; 23] = [
+    pub(crate) const ACTIONS: [&'static str; 24] = [
         "write",
         "advance",
         "run_logger",
@@ -696,6 +773,7 @@ impl StepDef {
         "close",
         "load_image",
         "unload_image",
+        "query",
     ];
 
     /// The action keys that are set, with the name they give (a provider, session or
@@ -725,6 +803,7 @@ impl StepDef {
             (self.close.is_some(), self.close.as_ref()),
             (self.load_image.is_some(), self.load_image.as_ref()),
             (self.unload_image.is_some(), self.unload_image.as_ref()),
+            (self.query.is_some(), self.query.as_ref()),
         ];
         Self::ACTIONS
             .iter()
@@ -735,7 +814,7 @@ impl StepDef {
 
     /// The non-action keys that are set.
     fn options(&self) -> Vec<&'static str> {
-        let set: [(&'static str, bool); 36] = [
+        let set: [(&'static str, bool); 43] = [
             ("process", self.process.is_some()),
             ("cpu", self.cpu.is_some()),
             ("thread", self.thread.is_some()),
@@ -755,6 +834,13 @@ impl StepDef {
             ("string", self.string.is_some()),
             ("inprivate", self.inprivate.is_some()),
             ("filter_mask", self.filter_mask.is_some()),
+            ("activity_id", self.activity_id.is_some()),
+            ("related_activity_id", self.related_activity_id.is_some()),
+            ("event_name", self.event_name.is_some()),
+            ("group", self.group.is_some()),
+            ("code", self.code.is_some()),
+            ("consumer", self.consumer.is_some()),
+            ("as", self.as_process.is_some()),
             ("provider", self.provider.is_some()),
             ("any", self.any.is_some()),
             ("all", self.all.is_some()),

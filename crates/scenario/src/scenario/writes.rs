@@ -1,11 +1,12 @@
 //! The `write` step: which registration and thread writes, the event descriptor (from the
 //! step, else the provider's manifest), the payload, and the count against the budget.
 
+use super::providers::ProvKind;
 use super::steps::Budget;
 use super::{Loader, MAX_PAYLOAD, Names, ProcRef, R};
 use crate::file::StepDef;
 use crate::values::LevelValue;
-use etwsim::{Channel, EventDescriptor, Keyword, Level, Opcode, Task};
+use etwsim::{Channel, EventDescriptor, Guid, Keyword, Level, Opcode, Task};
 use std::ops::Range;
 use std::time::Duration;
 use toml::Spanned;
@@ -36,6 +37,10 @@ pub(crate) struct WriteSpec {
     pub string: Option<String>,
     pub inprivate: bool,
     pub filter_mask: u64,
+    pub activity_id: Option<Guid>,
+    pub related_activity_id: Option<Guid>,
+    /// A TraceLogging event's name (TraceLoggingWrite).
+    pub event_name: Option<String>,
 }
 
 impl Loader {
@@ -116,7 +121,7 @@ impl Loader {
         let version = d.version.unwrap_or(0);
         let from_manifest = p.manifest.as_ref().and_then(|m| m.event(id, version));
         let keyword = match &d.keyword {
-            Some(k) => self.keyword(k.get_ref(), &k.span(), &format!("{key}.keyword"), p)?,
+            Some(k) => self.keyword(k.get_ref(), &k.span(), &format!("{key}.keyword"), Some(p))?,
             None => from_manifest.map_or(0, |e| e.keywords),
         };
         let descriptor = EventDescriptor {
@@ -179,6 +184,62 @@ impl Loader {
                 "a `string` write is EventWriteString: id 0, and no inprivate or filter_mask",
             ));
         }
+        if d.string.is_some() && (d.activity_id.is_some() || d.related_activity_id.is_some()) {
+            return Err(self.err(
+                &pname.span(),
+                key,
+                "a `string` write is EventWriteString, which takes no activity ID",
+            ));
+        }
+        if let Some(n) = &d.event_name {
+            if p.kind != ProvKind::TraceLogging {
+                return Err(self.err(
+                    &n.span(),
+                    format!("{key}.event_name"),
+                    format!("`event_name` writes a TraceLogging event: provider {:?} needs `kind = \"tracelogging\"`", p.name),
+                ));
+            }
+            if n.get_ref().is_empty() || n.get_ref().contains('\0') {
+                return Err(self.err(
+                    &n.span(),
+                    format!("{key}.event_name"),
+                    "a TraceLogging event's name is a non-empty string without NUL",
+                ));
+            }
+            if d.string.is_some() || d.inprivate.is_some() || d.filter_mask.is_some() {
+                return Err(self.err(
+                    &n.span(),
+                    format!("{key}.event_name"),
+                    "a TraceLogging write takes no `string`, `inprivate` or `filter_mask`",
+                ));
+            }
+        }
+        let mut descriptor = descriptor;
+        if d.event_name.is_some() && d.channel.is_none() {
+            // TraceLogging's channel (EVT-27).
+            descriptor.channel = Channel(11);
+        }
+        if p.kind == ProvKind::Classic {
+            let extra = [
+                ("string", d.string.is_some()),
+                ("inprivate", d.inprivate.is_some()),
+                ("filter_mask", d.filter_mask.is_some()),
+                ("activity_id", d.activity_id.is_some()),
+                ("related_activity_id", d.related_activity_id.is_some()),
+            ]
+            .into_iter()
+            .find(|(_, set)| *set);
+            if let Some((k, _)) = extra {
+                return Err(self.err(
+                    &self.key_span(table, k),
+                    format!("{key}.{k}"),
+                    format!(
+                        "provider {:?} is classic: its writes are TraceEvent, which takes no `{k}`",
+                        p.name
+                    ),
+                ));
+            }
+        }
         let count = d.count.unwrap_or(1);
         if count == 0 {
             return Err(self.err(table, format!("{key}.count"), "count must be at least 1"));
@@ -204,6 +265,9 @@ impl Loader {
             string: d.string.clone(),
             inprivate: d.inprivate.unwrap_or(false),
             filter_mask: d.filter_mask.map_or(0, |n| n.0),
+            activity_id: d.activity_id.map(|g| g.0),
+            related_activity_id: d.related_activity_id.map(|g| g.0),
+            event_name: d.event_name.as_ref().map(|n| n.get_ref().clone()),
         })
     }
 }

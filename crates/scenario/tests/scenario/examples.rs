@@ -16,7 +16,8 @@ fn scenario_files() -> Vec<PathBuf> {
 }
 
 // rule: EVT-07, BUF-04 (burst_loss), FLT-04, FLT-05, PRV-12 (keywords), FLT-01, FLT-20
-// (two_levels), BUF-12, EVT-08 (realtime_backlog)
+// (two_levels), BUF-12, EVT-08 (realtime_backlog), SEC-03 (checkpoints), FLT-22, EVT-14,
+// EVT-17, PRV-15, PRV-27 (tracelogging_activities), PRV-22, PRV-36 (classic_and_groups)
 #[test]
 fn every_example_scenario_meets_its_expectations() {
     let files = scenario_files();

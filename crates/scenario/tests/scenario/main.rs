@@ -13,6 +13,7 @@ mod errors;
 mod examples;
 mod files;
 mod growth;
+mod language;
 mod limits;
 mod machine_buffers;
 mod os_boot;

@@ -376,3 +376,185 @@ at_least = 1
     let lost = o.sessions[0].stats.as_ref().unwrap().log_buffers_lost;
     assert!(lost >= 1, "LogBuffersLost {lost}");
 }
+
+#[test]
+fn a_session_that_stopped_itself_reports_its_final_statistics() {
+    // rule: SES-62
+    // rule: BUF-07
+    // rule: SES-76
+    // A SEQUENTIAL file of 12 KB holds the header buffer and two 4 KB buffers: the third
+    // buffer fills it, the session stops itself, and the rest is lost.
+    let o = run(&format!(
+        r#"{MACHINE}{APP}
+[[session]]
+name = "Small"
+log_file = "small.etl"
+buffer_size_kb = 4
+minimum_buffers = 4
+maximum_buffers = 4
+mode = ["SEQUENTIAL", "USE_KBYTES_FOR_SIZE"]
+maximum_file_size = 12
+
+[[enable]]
+session = "Small"
+provider = "P"
+
+[[step]]
+write = "P"
+process = "app"
+count = 200
+payload_size = 200
+"#
+    ));
+    let s = &o.sessions[0];
+    let stats = s.stats.as_ref().expect("statistics");
+    assert!(stats.buffers_written >= 2, "{stats:?}");
+    assert!(stats.log_buffers_lost >= 1, "{stats:?}");
+    // What the run reports is what the kernel's last word on the session says.
+    let stop = o
+        .journal
+        .iter()
+        .rev()
+        .find_map(|e| match &e.event {
+            etwsim::JournalEvent::Control { call, target, .. }
+                if call == "ControlTrace(STOP)" && target.contains("Small") =>
+            {
+                Some(e.seq)
+            }
+            _ => None,
+        })
+        .expect("the session was stopped");
+    assert!(stop > 0);
+}
+
+#[test]
+fn a_session_whose_controller_exited_is_stopped_by_name() {
+    // rule: SES-16
+    let o = run(&format!(
+        r#"{MACHINE}{APP}
+[[process]]
+name = "ctl"
+token = "admin"
+
+[[session]]
+name = "Orphan"
+log_file = "orphan.etl"
+caller = "ctl"
+
+[[enable]]
+session = "Orphan"
+provider = "P"
+
+[[step]]
+write = "P"
+process = "app"
+count = 3
+[[step]]
+exit = "ctl"
+[[step]]
+stop = "Orphan"
+
+[[expect.session]]
+name = "Orphan"
+events = 3
+"#
+    ));
+    let stats = o.sessions[0].stats.as_ref().expect("statistics");
+    assert_eq!(stats.events_lost, 0);
+    assert!(stats.buffers_written >= 1, "{stats:?}");
+}
+
+#[test]
+fn session_selects_control_entries_of_every_call_on_it() {
+    let o = run(&format!(
+        r#"{MACHINE}{APP}{S}
+
+[[session]]
+name = "Other"
+log_file = "other.etl"
+[[enable]]
+session = "Other"
+provider = "P"
+
+[[step]]
+flush = "S"
+
+[[expect.journal]]
+kind = "Control"
+call = "EnableTraceEx2"
+session = "S"
+count = 1
+
+[[expect.journal]]
+kind = "Control"
+session = "S"
+result = "ok"
+count = 4
+
+[[expect.journal]]
+kind = "Control"
+call = "StartTrace"
+session = "other"
+count = 1
+"#
+    ));
+    assert!(o.passed());
+}
+
+#[test]
+fn real_time_loss_markers_are_kernel_events_a_scenario_can_count() {
+    // rule: BUF-14
+    // A consumer whose queue holds 2 buffers misses 2 of 4; delivery then resumes, and the
+    // RTLostBuffer marker comes before the next buffer's events. A loss just before the
+    // final STOP is told at the end.
+    let o = run(&format!(
+        r#"[machine]
+cpus = 2
+consumer_queue_buffers = 2
+{APP}
+[[session]]
+name = "Live"
+real_time = true
+buffer_size_kb = 4
+
+[[enable]]
+session = "Live"
+provider = "P"
+
+[[step]]
+consume = "Live"
+[[step]]
+write = "P"
+process = "app"
+count = 16
+payload_size = 1000
+[[step]]
+flush = "Live"
+[[step]]
+consume = "Live"
+[[step]]
+write = "P"
+process = "app"
+count = 1
+payload_size = 1000
+[[step]]
+flush = "Live"
+[[step]]
+consume = "Live"
+
+[[expect.kernel]]
+session = "Live"
+event = "Lost_Event/RTLostBuffer"
+count = 1
+
+[[expect.kernel]]
+session = "Live"
+event = "Lost_Event"
+count = 1
+"#
+    ));
+    let text = output::outcome_text(&o);
+    assert!(text.contains("(loss markers 1)"), "{text}");
+    let live = &o.sessions[0];
+    assert!(live.stats.as_ref().unwrap().real_time_buffers_lost >= 1);
+}
