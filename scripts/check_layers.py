@@ -2,8 +2,8 @@
 """The kernel's layers hold: no import circle among its modules, no arrow against the order.
 
 Reads every `crates/kernel/src/**/*.rs`, collects the module paths each file names
-(`use crate::…` trees, `crate::…` paths in code, `super::…`, and a folder module's own
-children), leaves out comments and `#[cfg(test)]` modules (a test may reach anything), and
+(`use crate::…` trees, `crate::…` paths in code — a name the crate root re-exports counts
+as the module that defines it —, `super::…`, and a folder module's own children), leaves out comments and `#[cfg(test)]` modules (a test may reach anything), and
 checks the graph against LAYERS below: a module may name modules of its own layer or of a
 lower one, and the whole graph has no circle. docs/ARCHITECTURE.md draws the same order.
 
@@ -106,11 +106,28 @@ def expand(prefix, tree):
     return ["::".join(prefix + [name])]
 
 
+def reexports(found):
+    """The crate root's `pub use` names: `Kernel` -> `api::kernel::Kernel`, so that
+    `crate::Kernel` counts as an arrow to the module that defines it."""
+    with open(found["lib"], encoding="utf-8") as f:
+        text = strip_tests_and_comments(f.read())
+    names = {}
+    for m in re.finditer(r"\bpub\s+use\s+(?:crate::)?(.*?);", text, re.S):
+        for p in expand([], m.group(1)):
+            segments = p.split("::")
+            if segments[0] in {c.split("::")[0] for c in found}:
+                names[segments[-1]] = p
+    return names
+
+
 def graph(found):
     arrows = collections.defaultdict(lambda: collections.defaultdict(set))
+    root_names = reexports(found)
 
     def resolve(path):
         segments = [s for s in path.split("::") if s]
+        if segments and segments[0] in root_names:
+            segments = root_names[segments[0]].split("::") + segments[1:]
         for k in range(len(segments), 0, -1):
             candidate = "::".join(segments[:k])
             if candidate in found:

@@ -617,28 +617,6 @@ impl Kernel {
         });
     }
 
-    /// The name of the session `target` names as `caller` sees it, for the journal: resolved
-    /// before the call (a STOP removes it); the name as given when nothing runs by it.
-    /// `None` without a journal (nothing is looked up then).
-    pub(in crate::api) fn journal_session(
-        &self,
-        caller: &crate::Process,
-        target: crate::control::session::Target<'_>,
-    ) -> Option<String> {
-        if !self.is_journaling() {
-            return None;
-        }
-        let found = self.with_state(|s| {
-            s.resolve(caller.start_key, target)
-                .ok()
-                .map(|c| c.cfg.name.clone())
-        });
-        found.or_else(|| match target {
-            crate::control::session::Target::Name(n) => Some(n.to_owned()),
-            crate::control::session::Target::Handle(_) => None,
-        })
-    }
-
     pub(crate) fn with_state<R>(&self, f: impl FnOnce(&State) -> R) -> R {
         f(&self.inner.state.lock())
     }

@@ -22,7 +22,6 @@ use crate::control::traits::EventInfoClass;
 use crate::control::traits::blob_of;
 use crate::control::traits::parse_exact;
 use crate::data::classic::ClassicEvent;
-use crate::data::classic::trace_event;
 use crate::data::route::ClassicNotification;
 use crate::data::route::EnableNotification;
 use crate::data::route::EnableState;
@@ -217,13 +216,9 @@ impl ClassicProvider {
         event: &crate::data::classic::ClassicEvent<'_>,
     ) -> Result<()> {
         let reg = &self.inner.reg;
-        crate::data::classic::trace_event(
-            &self.inner.kernel,
-            reg.process_key,
-            reg.pid,
-            logger,
-            event,
-        )
+        self.inner
+            .kernel
+            .trace_event(reg.process_key, reg.pid, logger, event)
     }
     /// `UnregisterTraceGuids`.
     ///
@@ -818,6 +813,64 @@ impl Process {
     /// kernel's. A refused event counts in the session's EventsLost; a call rejected for its
     /// arguments, handle or thread changes nothing.
     pub fn trace_event(&self, logger: TraceHandle, event: &ClassicEvent<'_>) -> Result<()> {
-        trace_event(&self.kernel, self.start_key, self.pid, logger, event)
+        self.kernel
+            .trace_event(self.start_key, self.pid, logger, event)
+    }
+}
+
+impl Kernel {
+    /// `TraceEvent` as process `process_key` (PID `pid`): the body of
+    /// [`crate::Process::trace_event`] and [`ClassicProvider::trace_event`]. The session comes
+    /// from the logger handle; the write itself is the data plane's
+    /// (`data::classic::write_classic`).
+    fn trace_event(
+        &self,
+        process_key: u64,
+        pid: u32,
+        logger: TraceHandle,
+        event: &ClassicEvent<'_>,
+    ) -> Result<()> {
+        self.check_thread()?;
+        let ctx = self.classic_session(process_key, logger)?;
+        crate::data::local::with_current(self, process_key, |t| {
+            let writer = crate::data::classic::ClassicWriter {
+                pid,
+                tid: t.tid,
+                cpu: t.cpu.load(std::sync::atomic::Ordering::Relaxed) as usize,
+                ticks: self.inner.clock.event_now(),
+            };
+            crate::data::classic::write_classic(&self.inner.core, &ctx, writer, event, || {
+                self.with_state(|s| s.providers.classic_slot(process_key, ctx.handle))
+            })
+        })
+    }
+
+    /// The running session `logger` names, as process `process_key` sees it: one a classic
+    /// provider may log to (not the NT Kernel Logger, not another process's private one).
+    fn classic_session(
+        &self,
+        process_key: u64,
+        logger: TraceHandle,
+    ) -> Result<Arc<crate::data::context::LoggerContext>> {
+        if logger.0 == 0 {
+            return Err(Error::invalid("TraceEvent's session handle is 0"));
+        }
+        self.with_state(|s| {
+            s.live_process(process_key)?;
+            s.running_loggers()
+                .find(|l| {
+                    l.handle == logger
+                        && l.is_running()
+                        && l.private_owner.is_none_or(|o| o == process_key)
+                        && !l.cfg.kernel_logger
+                })
+                .cloned()
+                .ok_or_else(|| Error::Other {
+                    code: etwsim_types::Win32Error::ERROR_INVALID_HANDLE,
+                    context: format!(
+                        "{logger} names no running session a classic provider may log to"
+                    ),
+                })
+        })
     }
 }

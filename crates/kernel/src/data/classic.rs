@@ -13,16 +13,15 @@
 //! `UserTime` stay 0 as in every record the simulator writes.
 
 use crate::data::context::LoggerContext;
-use crate::data::local::with_current;
+use crate::data::core::DataCore;
 use crate::data::store::{Refusal, refusal, store_bytes};
 use crate::filter::verdict::{Reason, Verdict};
 use crate::journal::JournalEvent;
-use crate::{Error, Kernel, Result, TraceHandle};
+use crate::{Error, Result};
 use etwsim_buffers::ReserveError;
 use etwsim_etl::TraceRecord;
+use etwsim_types::Guid;
 use etwsim_types::record::{align8, header_type};
-use etwsim_types::{Guid, Win32Error};
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// Bytes of the `EVENT_TRACE_HEADER` a classic record starts with (64-bit layout).
@@ -57,17 +56,27 @@ impl ClassicEvent<'_> {
     }
 }
 
-/// `TraceEvent` as process `process_key` (PID `pid`): the body of [`Process::trace_event`]
-/// and [`ClassicProvider::trace_event`](crate::ClassicProvider::trace_event).
-pub(crate) fn trace_event(
-    kernel: &Kernel,
-    process_key: u64,
-    pid: u32,
-    logger: TraceHandle,
+/// Who writes a classic event: the process's PID and the simulated thread (TID, CPU), and the
+/// kernel time of the write.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct ClassicWriter {
+    pub(crate) pid: u32,
+    pub(crate) tid: u32,
+    pub(crate) cpu: usize,
+    pub(crate) ticks: u64,
+}
+
+/// `TraceEvent`'s data-plane half, once the entry point (`api`) found the session its logger
+/// handle names and the writing thread: the size checks, the record, the store. A refusal is
+/// counted (EventsLost) and journaled as a loss. With a journal, the write is journaled too,
+/// with the registration's GUID and slot that `registration` gives (asked only then).
+pub(crate) fn write_classic(
+    core: &DataCore,
+    ctx: &LoggerContext,
+    writer: ClassicWriter,
     event: &ClassicEvent<'_>,
+    registration: impl FnOnce() -> Option<(Guid, u8)>,
 ) -> Result<()> {
-    kernel.check_thread()?;
-    let ctx = session_of(kernel, process_key, logger)?;
     let size = event.record_size();
     if size > MAX_CLASSIC_SIZE {
         ctx.counters.events_lost.fetch_add(1, Ordering::Relaxed);
@@ -82,36 +91,33 @@ pub(crate) fn trace_event(
         );
         return Err(e);
     }
-    with_current(kernel, process_key, |t| {
-        let cpu = t.cpu.load(Ordering::Relaxed) as usize;
-        let ticks = kernel.inner.clock.event_now();
-        let result = match refusal(&ctx, size) {
-            Some(r) => Err(r),
-            None => {
-                let record = TraceRecord {
-                    header_type: header_type::FULL_HEADER64,
-                    version: event.class_version,
-                    hook_id: u16::from(event.class_type),
-                    level: event.class_level,
-                    guid: Some(event.guid),
-                    thread_id: Some(t.tid),
-                    process_id: Some(pid),
-                    timestamp: Some(ctx.clock.raw(ticks, ctx.cfg.clock)),
-                    payload: event.data.concat(),
-                    ..TraceRecord::default()
-                };
-                store(&ctx, cpu, &record)
-            }
-        };
-        let result = result.inspect_err(|r| {
-            ctx.counters.events_lost.fetch_add(1, Ordering::Relaxed);
-            r.journal(&ctx);
-        });
-        if ctx.journal.is_some() {
-            journal_classic(kernel, process_key, pid, &ctx, event, result);
+    let result = match refusal(ctx, size) {
+        Some(r) => Err(r),
+        None => {
+            let record = TraceRecord {
+                header_type: header_type::FULL_HEADER64,
+                version: event.class_version,
+                hook_id: u16::from(event.class_type),
+                level: event.class_level,
+                guid: Some(event.guid),
+                thread_id: Some(writer.tid),
+                process_id: Some(writer.pid),
+                timestamp: Some(ctx.clock.raw(writer.ticks, ctx.cfg.clock)),
+                payload: event.data.concat(),
+                ..TraceRecord::default()
+            };
+            store(ctx, writer.cpu, &record)
         }
-        result.map_err(Refusal::error)
-    })
+    };
+    let result = result.inspect_err(|r| {
+        ctx.counters.events_lost.fetch_add(1, Ordering::Relaxed);
+        r.journal(ctx);
+    });
+    if ctx.journal.is_some() {
+        let (provider, slot) = registration().unwrap_or((event.guid, 0));
+        journal_classic(core, provider, slot, writer.pid, ctx, event, result);
+    }
+    result.map_err(Refusal::error)
 }
 
 /// Journals a classic write as every other write is: one verdict, for the session its logger
@@ -119,16 +125,14 @@ pub(crate) fn trace_event(
 #[cold]
 #[inline(never)]
 fn journal_classic(
-    kernel: &Kernel,
-    process_key: u64,
+    core: &DataCore,
+    provider: Guid,
+    slot: u8,
     pid: u32,
     ctx: &LoggerContext,
     event: &ClassicEvent<'_>,
     result: std::result::Result<(), Refusal>,
 ) {
-    let (provider, slot) = kernel
-        .with_state(|s| s.providers.classic_slot(process_key, ctx.handle))
-        .unwrap_or((event.guid, 0));
     let descriptor = etwsim_types::EventDescriptor {
         version: event.class_version as u8,
         level: etwsim_types::Level(event.class_level),
@@ -142,7 +146,7 @@ fn journal_classic(
             rule: r.rule(),
         },
     };
-    crate::data::core::Host::core(kernel).note(|| JournalEvent::Write {
+    core.note(|| JournalEvent::Write {
         provider,
         pid,
         descriptor,
@@ -155,32 +159,6 @@ fn journal_classic(
             reason,
         }],
     });
-}
-
-/// The running session `logger` names, as process `process_key` sees it.
-fn session_of(
-    kernel: &Kernel,
-    process_key: u64,
-    logger: TraceHandle,
-) -> Result<Arc<LoggerContext>> {
-    if logger.0 == 0 {
-        return Err(Error::invalid("TraceEvent's session handle is 0"));
-    }
-    kernel.with_state(|s| {
-        s.live_process(process_key)?;
-        s.running_loggers()
-            .find(|l| {
-                l.handle == logger
-                    && l.is_running()
-                    && l.private_owner.is_none_or(|o| o == process_key)
-                    && !l.cfg.kernel_logger
-            })
-            .cloned()
-            .ok_or_else(|| Error::Other {
-                code: Win32Error::ERROR_INVALID_HANDLE,
-                context: format!("{logger} names no running session a classic provider may log to"),
-            })
-    })
 }
 
 /// Stores the encoded record in `cpu`'s buffer of the session, inside the in-flight bracket
