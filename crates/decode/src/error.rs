@@ -11,8 +11,6 @@
 use etwsim_types::{Guid, Win32Error};
 use std::sync::Arc;
 
-/// `ERROR_NOT_FOUND` (1168): TDH's answer when it has no schema for an event.
-const ERROR_NOT_FOUND: Win32Error = Win32Error(1168);
 
 /// Result alias of the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -277,7 +275,7 @@ impl Error {
     /// schema, `ERROR_INVALID_PARAMETER` (87) otherwise.
     pub fn win32_code(&self) -> Win32Error {
         if self.is_no_schema() {
-            ERROR_NOT_FOUND
+            Win32Error::ERROR_NOT_FOUND
         } else {
             Win32Error::ERROR_INVALID_PARAMETER
         }

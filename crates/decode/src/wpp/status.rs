@@ -86,7 +86,6 @@ const HRESULT: &[(u32, &str)] = &[
 /// Win32 error codes the [`Win32Error`] table does not name (`winerror.h`, [MS-ERREF]
 /// §2.2).
 const WIN32: &[(u32, &str)] = &[
-    (2, "ERROR_FILE_NOT_FOUND"),
     (4, "ERROR_TOO_MANY_OPEN_FILES"),
     (13, "ERROR_INVALID_DATA"),
     (21, "ERROR_NOT_READY"),
@@ -95,7 +94,6 @@ const WIN32: &[(u32, &str)] = &[
     (259, "ERROR_NO_MORE_ITEMS"),
     (995, "ERROR_OPERATION_ABORTED"),
     (997, "ERROR_IO_PENDING"),
-    (1168, "ERROR_NOT_FOUND"),
 ];
 
 fn lookup(table: &[(u32, &'static str)], v: u32) -> Option<&'static str> {
