@@ -16,31 +16,31 @@ use parking_lot::Mutex;
 use std::collections::HashMap;
 
 /// `PAYLOADFIELD_EQ` (0): integer equal.
-pub const PAYLOADFIELD_EQ: u16 = 0;
+pub const PAYLOADFIELD_EQ: u16 = PayloadOperator::Eq.code();
 /// `PAYLOADFIELD_NE` (1): integer not equal.
-pub const PAYLOADFIELD_NE: u16 = 1;
+pub const PAYLOADFIELD_NE: u16 = PayloadOperator::Ne.code();
 /// `PAYLOADFIELD_LE` (2): integer less than or equal.
-pub const PAYLOADFIELD_LE: u16 = 2;
+pub const PAYLOADFIELD_LE: u16 = PayloadOperator::Le.code();
 /// `PAYLOADFIELD_GT` (3): integer greater than.
-pub const PAYLOADFIELD_GT: u16 = 3;
+pub const PAYLOADFIELD_GT: u16 = PayloadOperator::Gt.code();
 /// `PAYLOADFIELD_LT` (4): integer less than.
-pub const PAYLOADFIELD_LT: u16 = 4;
+pub const PAYLOADFIELD_LT: u16 = PayloadOperator::Lt.code();
 /// `PAYLOADFIELD_GE` (5): integer greater than or equal.
-pub const PAYLOADFIELD_GE: u16 = 5;
+pub const PAYLOADFIELD_GE: u16 = PayloadOperator::Ge.code();
 /// `PAYLOADFIELD_BETWEEN` (6): two comma-separated integers, inclusive.
-pub const PAYLOADFIELD_BETWEEN: u16 = 6;
+pub const PAYLOADFIELD_BETWEEN: u16 = PayloadOperator::Between.code();
 /// `PAYLOADFIELD_NOTBETWEEN` (7).
-pub const PAYLOADFIELD_NOTBETWEEN: u16 = 7;
+pub const PAYLOADFIELD_NOTBETWEEN: u16 = PayloadOperator::NotBetween.code();
 /// `PAYLOADFIELD_MODULO` (8): the field is a multiple of the value.
-pub const PAYLOADFIELD_MODULO: u16 = 8;
+pub const PAYLOADFIELD_MODULO: u16 = PayloadOperator::Modulo.code();
 /// `PAYLOADFIELD_CONTAINS` (20): the string field contains the value.
-pub const PAYLOADFIELD_CONTAINS: u16 = 20;
+pub const PAYLOADFIELD_CONTAINS: u16 = PayloadOperator::Contains.code();
 /// `PAYLOADFIELD_DOESNTCONTAIN` (21).
-pub const PAYLOADFIELD_DOESNTCONTAIN: u16 = 21;
+pub const PAYLOADFIELD_DOESNTCONTAIN: u16 = PayloadOperator::DoesntContain.code();
 /// `PAYLOADFIELD_IS` (30): the field, as text, is the value.
-pub const PAYLOADFIELD_IS: u16 = 30;
+pub const PAYLOADFIELD_IS: u16 = PayloadOperator::Is.code();
 /// `PAYLOADFIELD_ISNOT` (31).
-pub const PAYLOADFIELD_ISNOT: u16 = 31;
+pub const PAYLOADFIELD_ISNOT: u16 = PayloadOperator::IsNot.code();
 /// `PAYLOADFIELD_INVALID` (32): never a valid operator.
 pub const PAYLOADFIELD_INVALID: u16 = PayloadOperator::INVALID;
 

@@ -84,7 +84,7 @@ impl PayloadOperator {
     ];
 
     /// The operator's number.
-    pub fn code(self) -> u16 {
+    pub const fn code(self) -> u16 {
         match self {
             PayloadOperator::Eq => 0,
             PayloadOperator::Ne => 1,
