@@ -11,7 +11,6 @@
 use etwsim_types::{Guid, Win32Error};
 use std::sync::Arc;
 
-
 /// Result alias of the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -164,10 +163,11 @@ pub enum Error {
     /// A pointer size other than 4 or 8.
     #[error("pointer size {0} (must be 4 or 8)")]
     PointerSize(u8),
-    /// Values that do not fit the layout being encoded.
+    /// Values that do not fit the layout being encoded: a kernel layout's, or a manifest
+    /// template's ([`Template::encode`](crate::manifest::Template::encode)).
     #[error("encoding {layout}: field {field}: {reason}")]
     Encode {
-        /// The layout (`FileIo_ReadWrite`).
+        /// The layout (`FileIo_ReadWrite`, `manifest template`).
         layout: &'static str,
         /// The field (or `"<count>"` for a wrong number of values).
         field: String,

@@ -10,7 +10,7 @@ use crate::wire::Cursor;
 use etwsim_types::Guid;
 
 /// The largest `count` a payload may ask for (TDH counts are 16-bit).
-const MAX_COUNT: i128 = u16::MAX as i128;
+pub(super) const MAX_COUNT: i128 = u16::MAX as i128;
 
 impl Manifest {
     /// Decodes the payload of event (`id`, `version`) of provider `provider` (DEC-17).
@@ -55,13 +55,18 @@ impl Provider {
         match (self.template_of(event), &event.template) {
             (Some(template), _) => template.decode(payload, pointer_size),
             (None, None) => Cursor::new(payload, pointer_size).map(|_| Vec::new()),
-            (None, Some(tid)) => Err(Error::NoTemplate {
-                tid: tid.clone(),
-                why: match self.left_out_templates.iter().find(|(t, _)| t == tid) {
-                    Some((_, d)) => format!("was left out of the manifest ({d})"),
-                    None => "is not defined in the manifest".into(),
-                },
-            }),
+            (None, Some(tid)) => Err(self.no_template(tid)),
+        }
+    }
+
+    /// [`Error::NoTemplate`] for an event naming template `tid`, which this provider lacks.
+    pub(super) fn no_template(&self, tid: &str) -> Error {
+        Error::NoTemplate {
+            tid: tid.to_owned(),
+            why: match self.left_out_templates.iter().find(|(t, _)| t == tid) {
+                Some((_, d)) => format!("was left out of the manifest ({d})"),
+                None => "is not defined in the manifest".into(),
+            },
         }
     }
 }
@@ -133,7 +138,7 @@ impl Template {
     }
 
     /// The template's definitions: its items and their struct members.
-    fn definitions(&self) -> usize {
+    pub(super) fn definitions(&self) -> usize {
         self.items
             .iter()
             .map(|i| match i {

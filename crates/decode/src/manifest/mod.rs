@@ -1,7 +1,8 @@
 //! Instrumentation manifests (DEC-16…DEC-26): load one with [`load_manifest`], find an event
-//! by (provider, id, version), decode its payload into named fields, render its values and
-//! its message, turn keyword names into MatchAny / MatchAll masks, and filter events on their
-//! payload ([`filter`]).
+//! by (provider, id, version), decode its payload into named fields and encode fields into a
+//! payload ([`Provider::encode`], the decoder's inverse), render its values and its message,
+//! turn keyword names into MatchAny / MatchAll masks, and filter events on their payload
+//! ([`filter`]).
 //!
 //! # Map
 //!
@@ -72,6 +73,7 @@
 //! ```
 
 mod decode;
+mod encode;
 pub mod filter;
 mod load;
 mod render;
@@ -83,7 +85,7 @@ pub use render::format_message;
 pub use types::{InType, OutType};
 
 use crate::Error;
-use etwsim_types::Guid;
+use etwsim_types::{Channel, EventDescriptor, Guid, Keyword, Level, Opcode, Task};
 use std::fmt;
 use types::{WIN_CHANNELS, WIN_KEYWORDS, WIN_LEVELS, WIN_OPCODES, WIN_TASKS, win_lookup};
 
@@ -382,6 +384,23 @@ pub struct EventDef {
     pub message: Option<String>,
     /// `symbol`.
     pub symbol: Option<String>,
+}
+
+impl EventDef {
+    /// The descriptor the event is written with (`EVENT_DESCRIPTOR`, DEC-17): its id,
+    /// version, channel, level, opcode, task and keywords as the manifest resolved them.
+    #[doc(alias = "EVENT_DESCRIPTOR")]
+    pub fn descriptor(&self) -> EventDescriptor {
+        EventDescriptor {
+            id: self.id,
+            version: self.version,
+            channel: Channel(self.channel),
+            level: Level(self.level),
+            opcode: Opcode(self.opcode),
+            task: Task(self.task),
+            keyword: Keyword(self.keywords),
+        }
+    }
 }
 
 /// A session's keyword masks (FLT-04): built from names by [`Provider::keyword_filter`].

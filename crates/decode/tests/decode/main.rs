@@ -15,6 +15,7 @@ mod kernel_classes_layouts;
 mod kernel_classes_real;
 mod manifest_ambiguity;
 mod manifest_clr;
+mod manifest_encode;
 mod manifest_forgiving;
 mod manifest_load_rate;
 mod manifest_loading_limits;
