@@ -4,8 +4,9 @@
 //! [`deliver`]ed to a callback.
 //!
 //! Payloads come from the decoder's own encoders: the TraceLogging builder
-//! (`EventBuilder`), the kernel layouts' `Schema::encode_fields`. Manifest templates have no
-//! encoder in `etwsim-decode`, so [`manifest_event`] takes the payload bytes and checks that
+//! (`EventBuilder`), the kernel layouts' `Schema::encode_fields`, and the manifest template
+//! encoder (`Provider::encode`), which [`manifest_event_fields`] uses to build a manifest
+//! event from named fields. [`manifest_event`] takes payload bytes instead, and checks that
 //! the manifest decodes them.
 //!
 //! ```
@@ -20,10 +21,10 @@
 //! # Ok::<(), etwsim::decode::Error>(())
 //! ```
 
-use crate::{Channel, EventDescriptor, EventRecord, Guid, Keyword, Level, Opcode, Task};
+use crate::{EventDescriptor, EventRecord, Guid, Keyword, Level, Opcode};
 use etwsim_decode::Error;
 use etwsim_decode::fields::Field;
-use etwsim_decode::manifest::{EventDef, Manifest};
+use etwsim_decode::manifest::{EventDef, Manifest, Provider};
 use etwsim_decode::tracelogging::TraceLoggingEvent;
 use etwsim_types::EventHeader;
 use etwsim_types::record::{header_flags, record_size};
@@ -40,20 +41,6 @@ pub fn tracelogging(
     event.to_record(provider, None)
 }
 
-/// The descriptor a manifest event is written with: its id, version, channel, level, opcode,
-/// task and keywords.
-pub fn descriptor_of(event: &EventDef) -> EventDescriptor {
-    EventDescriptor {
-        id: event.id,
-        version: event.version,
-        channel: Channel(event.channel),
-        level: Level(event.level),
-        opcode: Opcode(event.opcode),
-        task: Task(event.task),
-        keyword: Keyword(event.keywords),
-    }
-}
-
 /// The record of manifest event `event` (its symbol, or its id in decimal) of `provider`
 /// (the provider's name or `{GUID}`) in `manifest`, with `payload` as its user data — checked
 /// against the event's template, so a payload the manifest cannot decode is refused here, not
@@ -68,6 +55,55 @@ pub fn manifest_event(
     event: &str,
     payload: &[u8],
 ) -> Result<EventRecord, Error> {
+    let (p, e) = find_event(manifest, provider, event)?;
+    p.decode(e, payload, 8)?;
+    Ok(record(p.guid, e.descriptor(), payload.to_vec(), 0))
+}
+
+/// The record of manifest event `event` (its symbol, or its id in decimal) of `provider`
+/// (the provider's name or `{GUID}`) in `manifest`, its user data `fields` encoded by the
+/// event's template with 64-bit pointers (`Provider::encode`): each template item from the
+/// field of its name, a `count` or `length` field left out written from its array or value.
+///
+/// ```
+/// use etwsim::decode::manifest::Manifest;
+/// use etwsim::decode::{Field, Value};
+/// use etwsim::testing::{synth, Match, Records};
+///
+/// let manifest = Manifest::parse(r#"<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">
+///  <instrumentation><events>
+///   <provider name="Demo" guid="{3e4f2c1a-5b6d-4e7f-8a9b-0c1d2e3f4a5b}" symbol="DEMO">
+///    <templates><template tid="T"><data name="Size" inType="win:UInt32"/></template></templates>
+///    <events><event value="1" symbol="Read" template="T"/></events>
+///   </provider>
+///  </events></instrumentation>
+/// </instrumentationManifest>"#)?;
+/// let r = synth::manifest_event_fields(&manifest, "Demo", "Read", &[Field::new("Size", Value::U32(512))])?;
+/// Records::from_records("consumer", [r]).with_manifest(&manifest).expect(Match::event(1).field("Size", 512u32)).once();
+/// # Ok::<(), etwsim::decode::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`manifest_event`] for the provider and event; the template encoder's errors
+/// ([`Error::Encode`] naming the field: missing, not in the template, of the wrong variant
+/// for its `inType`, a length that does not match its count or length field).
+pub fn manifest_event_fields(
+    manifest: &Manifest,
+    provider: &str,
+    event: &str,
+    fields: &[Field],
+) -> Result<EventRecord, Error> {
+    let (p, e) = find_event(manifest, provider, event)?;
+    let payload = p.encode(e, fields, 8)?;
+    Ok(record(p.guid, e.descriptor(), payload, 0))
+}
+
+/// The provider (by name or `{GUID}`) and event (by symbol or decimal id) of `manifest`.
+fn find_event<'m>(
+    manifest: &'m Manifest,
+    provider: &str,
+    event: &str,
+) -> Result<(&'m Provider, &'m EventDef), Error> {
     let missing = |what: String| Error::Encode {
         layout: "manifest",
         field: what,
@@ -82,8 +118,7 @@ pub fn manifest_event(
         .iter()
         .find(|e| e.symbol.as_deref() == Some(event) || event.parse() == Ok(e.id))
         .ok_or_else(|| missing(format!("event {event}")))?;
-    p.decode(e, payload, 8)?;
-    Ok(record(p.guid, descriptor_of(e), payload.to_vec(), 0))
+    Ok((p, e))
 }
 
 /// The record of kernel class `class` (`"FileIo"`, `"Process"`…), event type `event_type`

@@ -151,6 +151,65 @@ fn synthesised_manifest_and_kernel_records_decode() {
 }
 
 #[test]
+fn a_manifest_event_built_from_fields_is_delivered_and_matched() {
+    // rule: DEC-17
+    let m = Manifest::parse(FIELDS_MANIFEST).unwrap();
+    let fields = [
+        Field::new("Path", MofValue::String("C:\\log.txt".into())),
+        Field::new(
+            "Sizes",
+            MofValue::Array(vec![MofValue::U32(512), MofValue::U32(4096)]),
+        ),
+        Field::new(
+            "Origin",
+            MofValue::Struct(vec![
+                Field::new("X", MofValue::I32(-3)),
+                Field::new("Y", MofValue::I32(7)),
+            ]),
+        ),
+    ];
+    let r = synth::manifest_event_fields(&m, "Etwsim-Synth-Fields", "Wrote", &fields).unwrap();
+    assert_eq!(
+        (r.header.descriptor.id, r.header.descriptor.level.0),
+        (9, 4)
+    );
+    let mut got = Vec::new();
+    synth::deliver([r], |e| got.push(e.clone()));
+    let records = Records::from_records("c", got).with_manifest(&m);
+    records
+        .expect(
+            Match::named("Wrote")
+                .field("Path", "C:\\log.txt")
+                .field("Count", 2u16)
+                .field("Origin.Y", 7i32),
+        )
+        .once();
+    records
+        .expect(Match::named("Wrote").field("Count", 3u16))
+        .never();
+    // The encoder names what does not fit: here a missing field.
+    let e = synth::manifest_event_fields(&m, "Etwsim-Synth-Fields", "Wrote", &fields[1..]);
+    assert!(e.is_err_and(|e| e.to_string().contains("Path")));
+}
+
+const FIELDS_MANIFEST: &str = r#"<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">
+  <instrumentation><events>
+    <provider name="Etwsim-Synth-Fields" guid="{5eed3412-2026-4e75-8000-746f6f6c7300}" symbol="F">
+      <events><event value="9" level="win:Informational" template="T" symbol="Wrote"/></events>
+      <templates><template tid="T">
+        <data name="Path" inType="win:UnicodeString"/>
+        <data name="Count" inType="win:UInt16"/>
+        <data name="Sizes" inType="win:UInt32" count="Count"/>
+        <struct name="Origin">
+          <data name="X" inType="win:Int32"/>
+          <data name="Y" inType="win:Int32"/>
+        </struct>
+      </template></templates>
+    </provider>
+  </events></instrumentation>
+</instrumentationManifest>"#;
+
+#[test]
 fn probes_count_from_fn_closures() {
     let probe = PayloadProbe::new();
     let f = probe.build_fn(|| 1);
