@@ -39,7 +39,8 @@
 //! any other type is treated as absent; unknown names are ignored — each with a diagnostic.
 //! The PowerShell / CIM names (`MaximumFileSize`, `LocalFilePath`, `InitStatus`, `Level`,
 //! `Property`) are not registry names and are ignored with a diagnostic naming the real one
-//! (REG-14); filter-like provider values (`Filter…`) are ignored (REG-25).
+//! (REG-14); filter-like provider values (`Filter…`) and a provider's `Filters` subkey are
+//! ignored, each with a diagnostic (REG-25).
 
 use std::fmt;
 
@@ -412,6 +413,28 @@ impl Reader<'_> {
         });
     }
 
+    /// Subkeys of a provider key are not applied, each with a diagnostic: a `Filters` subkey
+    /// (found on real AutoLoggers) because AutoLoggers enable through EnableTraceEx and no
+    /// documented registry form of filters exists (REG-25, ALG-06); any other because ETW
+    /// reads no subkey of a provider key.
+    fn subkeys_ignored(&mut self) {
+        for sub in self.key.subkeys() {
+            let why = if sub.name().eq_ignore_ascii_case("Filters") {
+                "AutoLoggers enable their providers through EnableTraceEx (ALG-06) and no \
+                 registry form of filters is documented: the Filters subkey and its values are \
+                 not applied"
+            } else {
+                "ETW reads no subkey of a provider key: not applied"
+            };
+            self.diagnostics.push(Diagnostic {
+                key: format!(r"{}\{}", self.path, sub.name()),
+                value: None,
+                rule: "REG-25",
+                kind: DiagnosticKind::Ignored { why },
+            });
+        }
+    }
+
     fn raw(&self, name: &str) -> Option<Value> {
         self.key.value(name).cloned()
     }
@@ -742,6 +765,7 @@ fn autologger_provider(
         in_force: Keyword(all),
     };
     r.unknown_values(&PROVIDER_VALUES, &PROVIDER_CIM_NAMES, true);
+    r.subkeys_ignored();
     AutoLoggerProvider {
         guid,
         enabled,

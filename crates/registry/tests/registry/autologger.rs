@@ -597,6 +597,40 @@ fn filter_values_in_provider_keys_are_ignored() {
     assert_eq!(notes(&s.diagnostics), [(Some("FilterData"), "REG-25")]);
 }
 
+#[test]
+fn a_providers_filters_subkey_is_reported_not_applied() {
+    // rule: REG-25
+    // rule: ALG-06
+    // Real AutoLogger exports carry `{Provider}\Filters` subkeys (event-ID filters and others).
+    let mut r = Registry::new();
+    let p = format!(r"{AUTOLOGGER_PATH}\S\{PROVIDER}");
+    r.set_value(&p, "Enabled", Value::dword(1)).unwrap();
+    r.set_value(&format!(r"{p}\Filters"), "EventIdFilterIn", Value::dword(1))
+        .unwrap();
+    r.set_value(&format!(r"{p}\Other"), "X", Value::dword(1))
+        .unwrap();
+    let s = autologger_session_named(&r, "S").unwrap();
+    assert!(
+        s.providers[0].enabled.in_force,
+        "the provider is still enabled"
+    );
+    let notes: Vec<(String, &str)> = s
+        .diagnostics
+        .iter()
+        .map(|d| (d.key.rsplit('\\').next().unwrap().to_owned(), d.rule))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            ("Filters".to_owned(), "REG-25"),
+            ("Other".to_owned(), "REG-25")
+        ]
+    );
+    let text = s.diagnostics[0].to_string();
+    assert!(text.contains("EnableTraceEx"), "{text}");
+    assert!(text.contains("not applied"), "{text}");
+}
+
 /// Issue 33: a DWORD value written as a REG_QWORD of the wrong length is explained in terms
 /// of the type it has and the one it stands for — not "expected 8 bytes" for a DWORD.
 #[test]
